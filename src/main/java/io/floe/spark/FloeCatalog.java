@@ -1,0 +1,191 @@
+package io.floe.spark;
+
+import io.floe.spark.catalog.CatalogBuilder;
+import io.floe.spark.catalog.FloeCatalogSupport;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Spark catalog over any Iceberg catalog: {@code
+ * spark.sql.catalog.<name>=io.floe.spark.FloeCatalog} plus Iceberg's usual options ({@code type},
+ * {@code warehouse}, {@code uri}, {@code io-impl}, ...). With no options it uses the embedded
+ * default: a hadoop catalog in the {@code floe-warehouse} folder of the working directory.
+ *
+ * <p>Tables are Iceberg tables ({@code USING iceberg}); their metadata tables are reached as {@code
+ * <name>.db.table.snapshots} and so on. CREATE/REPLACE TABLE [AS SELECT] are atomic.
+ */
+public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces {
+  private FloeCatalogSupport support;
+
+  @Override
+  public void initialize(String name, CaseInsensitiveStringMap options) {
+    Map<String, String> settings = Map.copyOf(options.asCaseSensitiveMap());
+    Catalog catalog = CatalogBuilder.build(name, settings, hadoopConf());
+    this.support = new FloeCatalogSupport(name, settings, catalog);
+  }
+
+  private static Configuration hadoopConf() {
+    return SparkSession.getActiveSession().isDefined()
+        ? new Configuration(SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration())
+        : new Configuration();
+  }
+
+  /** The Iceberg catalog this Spark catalog serves. */
+  public Catalog icebergCatalog() {
+    return support.catalog();
+  }
+
+  @Override
+  public String name() {
+    return support.name();
+  }
+
+  @Override
+  public String[] defaultNamespace() {
+    return support.defaultNamespace();
+  }
+
+  @Override
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    return support.listTables(namespace);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    return support.loadTable(ident);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    return support.loadTable(ident, version);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    return support.loadTableAsOf(ident, timestamp);
+  }
+
+  @Override
+  public boolean tableExists(Identifier ident) {
+    return support.tableExists(ident);
+  }
+
+  @Override
+  public Table createTable(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    return support.createTable(ident, columns, partitions, properties);
+  }
+
+  @Override
+  public StagedTable stageCreate(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    return support.stageCreate(ident, columns, partitions, properties);
+  }
+
+  @Override
+  public StagedTable stageReplace(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException, NoSuchTableException {
+    return support.stageReplace(ident, columns, partitions, properties, false);
+  }
+
+  @Override
+  public StagedTable stageCreateOrReplace(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException {
+    try {
+      return support.stageReplace(ident, columns, partitions, properties, true);
+    } catch (NoSuchTableException e) {
+      throw new IllegalStateException("Cannot create or replace " + ident + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    return support.alterTable(ident, changes);
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    return support.dropTable(ident, false);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    return support.dropTable(ident, true);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    support.renameTable(from, to);
+  }
+
+  @Override
+  public void invalidateTable(Identifier ident) {
+    // tables are loaded fresh on every call; there is no cache to invalidate
+  }
+
+  @Override
+  public String[][] listNamespaces() throws NoSuchNamespaceException {
+    return support.listNamespaces(new String[0]);
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] namespace) throws NoSuchNamespaceException {
+    return support.listNamespaces(namespace);
+  }
+
+  @Override
+  public boolean namespaceExists(String[] namespace) {
+    return support.namespaceExists(namespace);
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(String[] namespace)
+      throws NoSuchNamespaceException {
+    return support.loadNamespaceMetadata(namespace);
+  }
+
+  @Override
+  public void createNamespace(String[] namespace, Map<String, String> metadata)
+      throws NamespaceAlreadyExistsException {
+    support.createNamespace(namespace, metadata);
+  }
+
+  @Override
+  public void alterNamespace(String[] namespace, NamespaceChange... changes)
+      throws NoSuchNamespaceException {
+    support.alterNamespace(namespace, changes);
+  }
+
+  @Override
+  public boolean dropNamespace(String[] namespace, boolean cascade)
+      throws NoSuchNamespaceException, NonEmptyNamespaceException {
+    return support.dropNamespace(namespace, cascade);
+  }
+
+  @Override
+  public String toString() {
+    return support == null ? "FloeCatalog{uninitialized}" : support.toString();
+  }
+}

@@ -1,0 +1,317 @@
+package io.floe.spark.catalog;
+
+import io.floe.spark.util.Redaction;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.MetadataTableType;
+import org.apache.iceberg.MetadataTableUtils;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+
+/**
+ * The work behind {@code io.floe.spark.FloeCatalog}: table and namespace operations on one Iceberg
+ * catalog, with Iceberg's exceptions translated into Spark's. Tables are loaded fresh on every call,
+ * so a scan always sees the latest schema.
+ */
+public final class FloeCatalogSupport {
+  private static final String DEFAULT_NAMESPACE_OPTION = "default-namespace";
+  private static final java.util.Set<String> SPARK_NAMESPACE_KEYS = java.util.Set.of("owner");
+
+  private final String name;
+  private final Map<String, String> options;
+  private final Catalog catalog;
+  private final SupportsNamespaces namespaces;
+
+  public FloeCatalogSupport(String name, Map<String, String> options, Catalog catalog) {
+    this.name = Objects.requireNonNull(name, "name is null");
+    this.options = Map.copyOf(Objects.requireNonNull(options, "options is null"));
+    this.catalog = Objects.requireNonNull(catalog, "catalog is null");
+    this.namespaces = catalog instanceof SupportsNamespaces ? (SupportsNamespaces) catalog : null;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  public String[] defaultNamespace() {
+    String configured = options.get(DEFAULT_NAMESPACE_OPTION);
+    return configured == null ? new String[] {"default"} : configured.split("\\.");
+  }
+
+  // tables
+
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    List<TableIdentifier> tables =
+        SparkExceptions.onNamespace(namespace, () -> catalog.listTables(Namespace.of(namespace)));
+    return tables.stream().map(SparkExceptions::toSpark).toArray(Identifier[]::new);
+  }
+
+  public FloeTable loadTable(Identifier ident) throws NoSuchTableException {
+    try {
+      return new FloeTable(loadIceberg(ident), loader(ident), null);
+    } catch (NoSuchTableException missing) {
+      FloeTable metadataTable = loadMetadataTable(ident);
+      if (metadataTable == null) {
+        throw missing;
+      }
+      return metadataTable;
+    }
+  }
+
+  /** Time travel by snapshot id, or by branch or tag name. */
+  public FloeTable loadTable(Identifier ident, String version) throws NoSuchTableException {
+    Table table = loadIceberg(ident);
+    Snapshot snapshot = null;
+    if (version.chars().allMatch(Character::isDigit)) {
+      snapshot = table.snapshot(Long.parseLong(version));
+    }
+    if (snapshot == null) {
+      snapshot = table.snapshot(version);
+    }
+    if (snapshot == null) {
+      throw new IllegalArgumentException(
+          "Cannot time travel " + table.name() + " to version '" + version
+              + "': no such snapshot id, branch or tag");
+    }
+    return new FloeTable(table, loader(ident), snapshot.snapshotId());
+  }
+
+  /** Time travel to the snapshot current at a time, given in microseconds since the epoch. */
+  public FloeTable loadTableAsOf(Identifier ident, long timestampMicros) throws NoSuchTableException {
+    Table table = loadIceberg(ident);
+    long millis = TimeUnit.MICROSECONDS.toMillis(timestampMicros);
+    long snapshotId = SnapshotUtil.snapshotIdAsOfTime(table, millis);
+    return new FloeTable(table, loader(ident), snapshotId);
+  }
+
+  public boolean tableExists(Identifier ident) {
+    try {
+      loadTable(ident);
+      return true;
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  public FloeTable createTable(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
+    Table table =
+        SparkExceptions.onCreate(ident, () -> definition.builder(catalog, icebergIdent).create());
+    return new FloeTable(table, loader(ident), null);
+  }
+
+  public StagedTable stageCreate(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
+    Transaction transaction =
+        SparkExceptions.onCreate(
+            ident, () -> definition.builder(catalog, icebergIdent).createTransaction());
+    return new StagedFloeTable(transaction, fullName(ident));
+  }
+
+  public StagedTable stageReplace(
+      Identifier ident,
+      Column[] columns,
+      Transform[] partitions,
+      Map<String, String> properties,
+      boolean orCreate)
+      throws NoSuchNamespaceException, NoSuchTableException {
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
+    Transaction transaction;
+    try {
+      Catalog.TableBuilder builder = definition.builder(catalog, icebergIdent);
+      transaction =
+          orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      throw SparkExceptions.noSuchTable(ident);
+    } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
+      throw SparkExceptions.noSuchNamespace(ident.namespace());
+    }
+    return new StagedFloeTable(transaction, fullName(ident));
+  }
+
+  public FloeTable alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    Table table = loadIceberg(ident);
+    TableChanges.apply(table, Arrays.asList(changes));
+    return new FloeTable(loadIceberg(ident), loader(ident), null);
+  }
+
+  public boolean dropTable(Identifier ident, boolean purge) {
+    try {
+      return catalog.dropTable(SparkExceptions.toIceberg(ident), purge);
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    try {
+      catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(to));
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      throw SparkExceptions.noSuchTable(from);
+    } catch (AlreadyExistsException e) {
+      throw new TableAlreadyExistsException(to);
+    }
+  }
+
+  // namespaces
+
+  public String[][] listNamespaces(String[] parent) throws NoSuchNamespaceException {
+    List<Namespace> children =
+        SparkExceptions.onNamespace(parent, () -> requireNamespaces().listNamespaces(Namespace.of(parent)));
+    return children.stream().map(Namespace::levels).toArray(String[][]::new);
+  }
+
+  public boolean namespaceExists(String[] namespace) {
+    return namespaces != null && namespaces.namespaceExists(Namespace.of(namespace));
+  }
+
+  public Map<String, String> loadNamespaceMetadata(String[] namespace)
+      throws NoSuchNamespaceException {
+    return SparkExceptions.onNamespace(
+        namespace, () -> requireNamespaces().loadNamespaceMetadata(Namespace.of(namespace)));
+  }
+
+  public void createNamespace(String[] namespace, Map<String, String> metadata)
+      throws NamespaceAlreadyExistsException {
+    try {
+      try {
+        requireNamespaces().createNamespace(Namespace.of(namespace), metadata);
+      } catch (UnsupportedOperationException e) {
+        // catalogs without namespace properties (hadoop) reject the owner Spark adds on its own
+        if (!SPARK_NAMESPACE_KEYS.containsAll(metadata.keySet())) {
+          throw e;
+        }
+        requireNamespaces().createNamespace(Namespace.of(namespace), Map.of());
+      }
+    } catch (AlreadyExistsException e) {
+      throw SparkExceptions.namespaceExists(namespace);
+    }
+  }
+
+  public void alterNamespace(String[] namespace, NamespaceChange... changes)
+      throws NoSuchNamespaceException {
+    Map<String, String> set = new HashMap<>();
+    java.util.Set<String> removed = new java.util.HashSet<>();
+    for (NamespaceChange change : changes) {
+      if (change instanceof NamespaceChange.SetProperty) {
+        NamespaceChange.SetProperty property = (NamespaceChange.SetProperty) change;
+        set.put(property.property(), property.value());
+      } else if (change instanceof NamespaceChange.RemoveProperty) {
+        removed.add(((NamespaceChange.RemoveProperty) change).property());
+      } else {
+        throw new UnsupportedOperationException(
+            "Cannot alter namespace " + String.join(".", namespace) + ": unsupported change " + change);
+      }
+    }
+    SparkExceptions.onNamespace(
+        namespace,
+        () -> {
+          if (!set.isEmpty()) {
+            requireNamespaces().setProperties(Namespace.of(namespace), set);
+          }
+          if (!removed.isEmpty()) {
+            requireNamespaces().removeProperties(Namespace.of(namespace), removed);
+          }
+          return null;
+        });
+  }
+
+  public boolean dropNamespace(String[] namespace, boolean cascade)
+      throws NoSuchNamespaceException, NonEmptyNamespaceException {
+    if (!namespaceExists(namespace)) {
+      throw SparkExceptions.noSuchNamespace(namespace);
+    }
+    if (cascade) {
+      for (TableIdentifier table : catalog.listTables(Namespace.of(namespace))) {
+        catalog.dropTable(table, true);
+      }
+      for (String[] child : listNamespaces(namespace)) {
+        dropNamespace(child, true);
+      }
+    }
+    try {
+      return requireNamespaces().dropNamespace(Namespace.of(namespace));
+    } catch (NamespaceNotEmptyException e) {
+      throw SparkExceptions.namespaceNotEmpty(namespace);
+    }
+  }
+
+  // helpers
+
+  private SupportsNamespaces requireNamespaces() {
+    if (namespaces == null) {
+      throw new UnsupportedOperationException(
+          "Cannot manage namespaces: catalog " + name + " does not support namespaces");
+    }
+    return namespaces;
+  }
+
+  private Table loadIceberg(Identifier ident) throws NoSuchTableException {
+    return SparkExceptions.onTable(ident, () -> catalog.loadTable(SparkExceptions.toIceberg(ident)));
+  }
+
+  private FloeTable loadMetadataTable(Identifier ident) {
+    MetadataTableType type = MetadataTableType.from(ident.name());
+    String[] namespace = ident.namespace();
+    if (type == null || namespace.length == 0) {
+      return null;
+    }
+    Identifier base =
+        Identifier.of(Arrays.copyOf(namespace, namespace.length - 1), namespace[namespace.length - 1]);
+    try {
+      Table baseTable = loadIceberg(base);
+      return new FloeTable(MetadataTableUtils.createMetadataTableInstance(baseTable, type), null, null);
+    } catch (NoSuchTableException e) {
+      return null;
+    }
+  }
+
+  private CatalogTableLoader loader(Identifier ident) {
+    return new CatalogTableLoader(
+        name, options, SparkExceptions.toIceberg(ident).toString(), catalog);
+  }
+
+  private String fullName(Identifier ident) {
+    return name + "." + SparkExceptions.toIceberg(ident);
+  }
+
+  @Override
+  public String toString() {
+    return "FloeCatalog{name=" + name + ", options=" + Redaction.redact(options) + "}";
+  }
+}

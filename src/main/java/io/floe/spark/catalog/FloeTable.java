@@ -1,0 +1,185 @@
+package io.floe.spark.catalog;
+
+import io.floe.spark.commit.TableLoader;
+import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.types.SparkSchemas;
+import io.floe.spark.types.Transforms;
+import io.floe.spark.write.FloeWriteBuilder;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.iceberg.BaseMetadataTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Partitioning;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Floe table as Spark sees it: an Iceberg table (or metadata table), optionally pinned to a
+ * snapshot for time travel, and the loader the driver uses to commit writes to it.
+ *
+ * <p>Schema and partitioning are those of the pinned snapshot, or of the table's current metadata.
+ */
+public class FloeTable implements SupportsRead, SupportsWrite, SupportsMetadataColumns {
+  private static final Set<TableCapability> DATA_CAPABILITIES =
+      EnumSet.of(
+          TableCapability.BATCH_READ,
+          TableCapability.BATCH_WRITE,
+          TableCapability.TRUNCATE,
+          TableCapability.OVERWRITE_BY_FILTER,
+          TableCapability.OVERWRITE_DYNAMIC);
+  private static final Set<TableCapability> READ_ONLY = EnumSet.of(TableCapability.BATCH_READ);
+
+  private final Table table;
+  private final TableLoader loader;
+  private final Long snapshotId;
+  private final Schema schema;
+
+  /**
+   * @param table the Iceberg table or metadata table
+   * @param loader how the driver loads the table again to commit; null for read-only tables
+   * @param snapshotId the snapshot to read (time travel), or null for the current state
+   */
+  public FloeTable(Table table, TableLoader loader, Long snapshotId) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.loader = loader;
+    this.snapshotId = snapshotId;
+    this.schema = snapshotId == null ? table.schema() : SnapshotUtil.schemaFor(table, snapshotId);
+  }
+
+  public Table table() {
+    return table;
+  }
+
+  public TableLoader loader() {
+    return loader;
+  }
+
+  public Long snapshotId() {
+    return snapshotId;
+  }
+
+  @Override
+  public String name() {
+    return table.name();
+  }
+
+  @Override
+  public StructType schema() {
+    return SparkSchemas.toSpark(schema);
+  }
+
+  @Override
+  public Transform[] partitioning() {
+    return isMetadataTable() ? new Transform[0] : Transforms.toSpark(table.spec());
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    Map<String, String> properties = new HashMap<>(table.properties());
+    properties.put("provider", "iceberg");
+    if (!isMetadataTable()) {
+      properties.put("location", table.location());
+      properties.put(
+          "format",
+          "iceberg/" + table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, "parquet"));
+      if (table instanceof HasTableOperations) {
+        properties.put(
+            "format-version",
+            String.valueOf(((HasTableOperations) table).operations().current().formatVersion()));
+      }
+      Snapshot current = table.currentSnapshot();
+      properties.put("current-snapshot-id", current == null ? "none" : String.valueOf(current.snapshotId()));
+      if (!table.sortOrder().isUnsorted()) {
+        properties.put("sort-order", table.sortOrder().toString());
+      }
+    }
+    return properties;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return isMetadataTable() || snapshotId != null ? READ_ONLY : DATA_CAPABILITIES;
+  }
+
+  @Override
+  public MetadataColumn[] metadataColumns() {
+    if (isMetadataTable()) {
+      return new MetadataColumn[0];
+    }
+    List<MetadataColumn> columns =
+        List.of(
+            new FloeMetadataColumn(MetadataColumns.FILE_PATH.name(), DataTypes.StringType, false),
+            new FloeMetadataColumn(MetadataColumns.ROW_POSITION.name(), DataTypes.LongType, false),
+            new FloeMetadataColumn(MetadataColumns.SPEC_ID.name(), DataTypes.IntegerType, false),
+            new FloeMetadataColumn(
+                MetadataColumns.PARTITION_COLUMN_NAME,
+                SparkSchemas.toSpark(Partitioning.partitionType(table)),
+                true));
+    return columns.toArray(new MetadataColumn[0]);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    return new FloeScanBuilder(table, snapshotId, schema, options);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (loader == null || isMetadataTable()) {
+      throw new UnsupportedOperationException("Cannot write to " + name() + ": the table is read-only");
+    }
+    if (snapshotId != null) {
+      throw new UnsupportedOperationException(
+          "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
+    }
+    return new FloeWriteBuilder(table, loader, info);
+  }
+
+  private boolean isMetadataTable() {
+    return table instanceof BaseMetadataTable;
+  }
+
+  @Override
+  public String toString() {
+    return "FloeTable{" + name() + (snapshotId == null ? "" : ", snapshot=" + snapshotId) + "}";
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (other == null || getClass() != other.getClass()) {
+      return false;
+    }
+    FloeTable that = (FloeTable) other;
+    return table.name().equals(that.table.name())
+        && Objects.equals(table.uuid(), that.table.uuid())
+        && Objects.equals(snapshotId, that.snapshotId);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(table.name(), snapshotId);
+  }
+}

@@ -1,0 +1,41 @@
+package io.floe.spark.commit;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Objects;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+
+/**
+ * Everything a commit needs besides the table: the data files, how they change the table, and the
+ * commit id that makes the commit idempotent.
+ *
+ * @param mode how the files change the table
+ * @param dataFiles the files written by the executors
+ * @param overwriteFilter rows to delete first, for {@link WriteMode#OVERWRITE_BY_FILTER}
+ * @param commitId the id recorded under {@code floe.commit-id}
+ * @param searchWholeAncestry true for a caller-chosen id: the whole retained ancestry is searched;
+ *     otherwise only snapshots after {@code startingSnapshotId}
+ * @param startingSnapshotId the branch head the write started from; null for an empty table
+ * @param branch the target branch; null for the main branch
+ */
+public record CommitRequest(
+    WriteMode mode,
+    List<DataFile> dataFiles,
+    Expression overwriteFilter,
+    String commitId,
+    boolean searchWholeAncestry,
+    Long startingSnapshotId,
+    String branch)
+    implements Serializable {
+
+  public CommitRequest {
+    Objects.requireNonNull(mode, "mode is null");
+    dataFiles = List.copyOf(Objects.requireNonNull(dataFiles, "dataFiles is null"));
+    Objects.requireNonNull(commitId, "commitId is null");
+    if (mode == WriteMode.OVERWRITE_BY_FILTER) {
+      overwriteFilter = overwriteFilter == null ? Expressions.alwaysTrue() : overwriteFilter;
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package io.floe.spark.read;
+
+import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.types.SparkSchemas;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.iceberg.BaseMetadataTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Collects what Spark pushes into a scan (required columns, filters) and builds a {@link FloeScan}
+ * planned against one snapshot. Every predicate is also handed back to Spark, so Iceberg's pruning
+ * and residuals are never the only filter applied.
+ */
+public final class FloeScanBuilder
+    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
+  private final Table table;
+  private final Long pinnedSnapshotId;
+  private final Schema schema;
+  private final ReadOptions options;
+  private final List<Predicate> pushed = new ArrayList<>();
+  private Expression filter = Expressions.alwaysTrue();
+  private StructType requested;
+
+  /**
+   * @param table the table or metadata table to scan
+   * @param snapshotId the snapshot the table was loaded at (time travel), or null
+   * @param schema the schema the table reported to Spark
+   * @param options the scan's read options
+   */
+  public FloeScanBuilder(
+      Table table, Long snapshotId, Schema schema, CaseInsensitiveStringMap options) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.pinnedSnapshotId = snapshotId;
+    this.schema = Objects.requireNonNull(schema, "schema is null");
+    Objects.requireNonNull(options, "options is null");
+    this.options =
+        ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    for (Predicate predicate : predicates) {
+      Optional<Expression> converted =
+          SparkPredicates.convert(predicate, schema, options.caseSensitive());
+      if (converted.isPresent()) {
+        pushed.add(predicate);
+        filter = Expressions.and(filter, converted.get());
+      }
+    }
+    return predicates;
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pushed.toArray(new Predicate[0]);
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    this.requested = requiredSchema;
+  }
+
+  @Override
+  public Scan build() {
+    boolean dataTable = !(table instanceof BaseMetadataTable);
+    Long snapshotId = dataTable ? snapshotToRead() : null;
+    Schema tableSchema =
+        dataTable && snapshotId != null && options.travels()
+            ? SnapshotUtil.schemaFor(table, snapshotId)
+            : schema;
+    Schema readSchema = readSchema(tableSchema);
+    List<FloeInputPartition> partitions =
+        ScanPlanner.plan(table, snapshotId, dataTable, filter, options);
+    return new FloeScan(
+        table.name(),
+        metadataLocation(),
+        snapshotId,
+        table.io(),
+        tableSchema,
+        readSchema,
+        filter,
+        partitions,
+        options);
+  }
+
+  private Long snapshotToRead() {
+    if (options.snapshotId() != null) {
+      if (table.snapshot(options.snapshotId()) == null) {
+        throw new IllegalArgumentException(
+            "Cannot read " + table.name() + ": snapshot " + options.snapshotId() + " does not exist");
+      }
+      return options.snapshotId();
+    }
+    if (options.asOfTimestamp() != null) {
+      return SnapshotUtil.snapshotIdAsOfTime(table, options.asOfTimestamp());
+    }
+    String ref = options.branch() != null ? options.branch() : options.tag();
+    if (ref != null) {
+      Snapshot snapshot = table.snapshot(ref);
+      if (snapshot == null) {
+        throw new IllegalArgumentException(
+            "Cannot read " + table.name() + ": branch or tag '" + ref + "' does not exist");
+      }
+      return snapshot.snapshotId();
+    }
+    if (pinnedSnapshotId != null) {
+      return pinnedSnapshotId;
+    }
+    Snapshot current = table.currentSnapshot();
+    return current == null ? null : current.snapshotId();
+  }
+
+  private Schema readSchema(Schema tableSchema) {
+    if (requested == null) {
+      return tableSchema;
+    }
+    StructType dataFields = new StructType();
+    List<Types.NestedField> metadataFields = new ArrayList<>();
+    for (StructField field : requested.fields()) {
+      if (MetadataColumns.isMetadataColumn(field.name())
+          && tableSchema.findField(field.name()) == null) {
+        metadataFields.add(MetadataColumns.metadataColumn(table, field.name()));
+      } else {
+        dataFields = dataFields.add(field);
+      }
+    }
+    Schema data = SparkSchemas.prune(tableSchema, dataFields, options.caseSensitive());
+    if (metadataFields.isEmpty()) {
+      return data;
+    }
+    List<Types.NestedField> columns = new ArrayList<>(data.columns());
+    columns.addAll(metadataFields);
+    return new Schema(columns);
+  }
+
+  private String metadataLocation() {
+    if (table instanceof HasTableOperations) {
+      return ((HasTableOperations) table).operations().current().metadataFileLocation();
+    }
+    return null;
+  }
+
+  private static SQLConf sessionConf() {
+    return SQLConf.get();
+  }
+}

@@ -1,0 +1,135 @@
+package io.floe.spark.write;
+
+import io.floe.spark.commit.CommitOutcome;
+import io.floe.spark.commit.CommitRequest;
+import io.floe.spark.commit.CommitStateUnknownError;
+import io.floe.spark.commit.Committer;
+import io.floe.spark.commit.WriteMode;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.io.FileIO;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's side of a write: hands executors a writer factory, then commits every task's data
+ * files in one snapshot carrying the write's commit id. A commit whose id is already in the table
+ * adds nothing and removes the files this run wrote. {@link #abort} deletes the written files only
+ * when the failure is certain: never after a commit whose outcome is unknown.
+ */
+public final class FloeBatchWrite implements BatchWrite, Serializable {
+  private static final Logger LOG = LoggerFactory.getLogger(FloeBatchWrite.class);
+
+  private final WriteContext context;
+  private final AtomicBoolean outcomeUnknown = new AtomicBoolean(false);
+
+  public FloeBatchWrite(WriteContext context) {
+    this.context = Objects.requireNonNull(context, "context is null");
+  }
+
+  public WriteContext context() {
+    return context;
+  }
+
+  @Override
+  public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+    return new FloeDataWriterFactory(
+        context.table(),
+        context.schema(),
+        context.spec(),
+        context.options().targetFileSizeBytes(),
+        context.options().fanoutEnabled(),
+        context.commitId());
+  }
+
+  @Override
+  public boolean useCommitCoordinator() {
+    return false;
+  }
+
+  @Override
+  public void commit(WriterCommitMessage[] messages) {
+    List<DataFile> files = dataFiles(messages);
+    if (files.isEmpty() && context.mode() != WriteMode.OVERWRITE_BY_FILTER) {
+      LOG.info("Nothing to commit to {}: the write produced no data files", context.tableName());
+      return;
+    }
+    CommitRequest request =
+        new CommitRequest(
+            context.mode(),
+            files,
+            context.overwriteFilter(),
+            context.commitId(),
+            context.callerChosenCommitId(),
+            context.startingSnapshotId(),
+            context.options().branch());
+    CommitOutcome outcome;
+    try {
+      outcome = new Committer(context.loader().load(), context.tableName()).commit(request);
+    } catch (CommitStateUnknownError e) {
+      outcomeUnknown.set(true);
+      throw e;
+    }
+    if (outcome.skipped()) {
+      deleteQuietly(files);
+    }
+  }
+
+  @Override
+  public void abort(WriterCommitMessage[] messages) {
+    if (outcomeUnknown.get()) {
+      LOG.warn(
+          "Not deleting the files of write {} to {}: its commit outcome is unknown",
+          context.commitId(), context.tableName());
+      return;
+    }
+    deleteQuietly(dataFiles(messages));
+  }
+
+  private void deleteQuietly(List<DataFile> files) {
+    FileIO io = context.table().io();
+    for (DataFile file : files) {
+      try {
+        io.deleteFile(file.location());
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
+      }
+    }
+  }
+
+  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
+    List<DataFile> files = new ArrayList<>();
+    if (messages != null) {
+      for (WriterCommitMessage message : messages) {
+        if (message instanceof FloeCommitMessage) {
+          files.addAll(((FloeCommitMessage) message).dataFiles());
+        }
+      }
+    }
+    return files;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return this == other
+        || (other instanceof FloeBatchWrite && context.equals(((FloeBatchWrite) other).context));
+  }
+
+  @Override
+  public int hashCode() {
+    return context.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "FloeBatchWrite{" + context + "}";
+  }
+}

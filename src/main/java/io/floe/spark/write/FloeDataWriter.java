@@ -1,0 +1,109 @@
+package io.floe.spark.write;
+
+import io.floe.spark.types.SparkToIceberg;
+import java.io.IOException;
+import java.util.List;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.ClusteredDataWriter;
+import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.PartitioningWriter;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * One task's writer: converts Spark rows, computes each row's partition with Iceberg's transforms
+ * from the table's own source columns, and writes Parquet data files that roll at the target size.
+ * The data files are valid only after {@link #commit()}; {@link #abort()} deletes them.
+ */
+final class FloeDataWriter implements DataWriter<InternalRow> {
+  private final PartitionSpec spec;
+  private final FileIO io;
+  private final SparkToIceberg converter;
+  private final PartitioningWriter<Record, DataWriteResult> writer;
+  private final PartitionKey partitionKey;
+  private final InternalRecordWrapper wrapper;
+  private boolean closed;
+
+  FloeDataWriter(FloeDataWriterFactory factory, int partitionId, long taskId) {
+    this.spec = factory.spec();
+    this.io = factory.table().io();
+    this.converter = new SparkToIceberg(factory.schema().asStruct());
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(factory.table(), partitionId, taskId)
+            .format(FileFormat.PARQUET)
+            .defaultSpec(spec)
+            .operationId(factory.commitId())
+            .build();
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(factory.table())
+            .dataFileFormat(FileFormat.PARQUET)
+            .dataSchema(factory.schema())
+            .build();
+    this.writer =
+        factory.fanoutEnabled() || spec.isPartitioned()
+            ? new FanoutDataWriter<>(writers, files, io, factory.targetFileSizeBytes())
+            : new ClusteredDataWriter<>(writers, files, io, factory.targetFileSizeBytes());
+    this.partitionKey = spec.isPartitioned() ? new PartitionKey(spec, factory.schema()) : null;
+    this.wrapper =
+        spec.isPartitioned() ? new InternalRecordWrapper(factory.schema().asStruct()) : null;
+  }
+
+  @Override
+  public void write(InternalRow row) throws IOException {
+    Record record = converter.convert(row);
+    if (partitionKey == null) {
+      writer.write(record, spec, null);
+    } else {
+      partitionKey.partition(wrapper.wrap(record));
+      writer.write(record, spec, partitionKey);
+    }
+  }
+
+  @Override
+  public WriterCommitMessage commit() throws IOException {
+    closeWriter();
+    return new FloeCommitMessage(writer.result().dataFiles());
+  }
+
+  @Override
+  public void abort() throws IOException {
+    try {
+      closeWriter();
+    } finally {
+      List<DataFile> written = closed ? writtenFiles() : List.of();
+      for (DataFile file : written) {
+        io.deleteFile(file.location());
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    closeWriter();
+  }
+
+  private List<DataFile> writtenFiles() {
+    try {
+      return writer.result().dataFiles();
+    } catch (IllegalStateException e) {
+      return List.of();
+    }
+  }
+
+  private void closeWriter() throws IOException {
+    if (!closed) {
+      closed = true;
+      writer.close();
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package io.floe.spark.write;
+
+import io.floe.spark.commit.TableLoader;
+import io.floe.spark.commit.WriteMode;
+import io.floe.spark.expressions.SparkPredicates;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.iceberg.SerializableTable;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
+import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.internal.SQLConf;
+
+/**
+ * Turns Spark's write request (append, overwrite by filter, truncate, dynamic overwrite) into a
+ * {@link FloeWrite}: fixes the schema, spec, starting snapshot and commit id on the driver.
+ */
+public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDynamicOverwrite {
+  private final Table table;
+  private final TableLoader loader;
+  private final LogicalWriteInfo info;
+  private WriteMode mode = WriteMode.APPEND;
+  private Expression overwriteFilter;
+
+  public FloeWriteBuilder(Table table, TableLoader loader, LogicalWriteInfo info) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.loader = Objects.requireNonNull(loader, "loader is null");
+    this.info = Objects.requireNonNull(info, "info is null");
+  }
+
+  @Override
+  public boolean canOverwrite(Predicate[] predicates) {
+    return convert(predicates).isPresent();
+  }
+
+  @Override
+  public FloeWriteBuilder overwrite(Predicate[] predicates) {
+    Expression filter =
+        convert(predicates)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "Cannot overwrite "
+                            + table.name()
+                            + ": the condition cannot be converted exactly to an Iceberg filter"));
+    this.mode = WriteMode.OVERWRITE_BY_FILTER;
+    this.overwriteFilter = filter;
+    return this;
+  }
+
+  @Override
+  public FloeWriteBuilder truncate() {
+    this.mode = WriteMode.OVERWRITE_BY_FILTER;
+    this.overwriteFilter = Expressions.alwaysTrue();
+    return this;
+  }
+
+  @Override
+  public FloeWriteBuilder overwriteDynamicPartitions() {
+    this.mode = WriteMode.REPLACE_PARTITIONS;
+    this.overwriteFilter = null;
+    return this;
+  }
+
+  @Override
+  public Write build() {
+    WriteOptions options =
+        WriteOptions.resolve(info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
+    SchemaCheck.check(table.name(), table.schema(), info.schema());
+    Snapshot start =
+        options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());
+    boolean callerChosen = options.commitId() != null;
+    String commitId = callerChosen ? options.commitId() : UUID.randomUUID().toString();
+    return new FloeWrite(
+        new WriteContext(
+            table.name(),
+            loader,
+            SerializableTable.copyOf(table),
+            table.schema(),
+            table.spec(),
+            mode,
+            overwriteFilter,
+            commitId,
+            callerChosen,
+            start == null ? null : start.snapshotId(),
+            options));
+  }
+
+  private Optional<Expression> convert(Predicate[] predicates) {
+    Expression filter = Expressions.alwaysTrue();
+    for (Predicate predicate : predicates) {
+      Optional<Expression> converted =
+          SparkPredicates.convertExact(predicate, table.schema(), SQLConf.get().caseSensitiveAnalysis());
+      if (converted.isEmpty()) {
+        return Optional.empty();
+      }
+      filter = Expressions.and(filter, converted.get());
+    }
+    return Optional.of(filter);
+  }
+}
