@@ -73,29 +73,29 @@ public final class SparkToIceberg implements Serializable {
   private static ValueReader readerFor(Type type, String path) {
     switch (type.typeId()) {
       case BOOLEAN:
-        return new BooleanReader();
+        return SimpleReader.BOOLEAN;
       case INTEGER:
-        return new IntReader();
+        return SimpleReader.INT;
       case LONG:
-        return new LongReader();
+        return SimpleReader.LONG;
       case FLOAT:
-        return new FloatReader();
+        return SimpleReader.FLOAT;
       case DOUBLE:
-        return new DoubleReader();
+        return SimpleReader.DOUBLE;
       case DATE:
-        return new DateReader();
+        return SimpleReader.DATE;
       case TIMESTAMP:
         return ((Types.TimestampType) type).shouldAdjustToUTC()
-            ? new TimestamptzReader()
-            : new TimestampReader();
+            ? SimpleReader.TIMESTAMPTZ
+            : SimpleReader.TIMESTAMP;
       case STRING:
-        return new StringReader();
+        return SimpleReader.STRING;
       case UUID:
         return new UuidReader(path);
       case FIXED:
         return new FixedReader((Types.FixedType) type, path);
       case BINARY:
-        return new BinaryReader();
+        return SimpleReader.BINARY;
       case DECIMAL:
         return new DecimalReader((Types.DecimalType) type, path);
       case STRUCT:
@@ -125,84 +125,67 @@ public final class SparkToIceberg implements Serializable {
     Object read(SpecializedGetters data, int ordinal);
   }
 
-  private static final class BooleanReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getBoolean(ordinal);
-    }
-  }
-
-  private static final class IntReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getInt(ordinal);
-    }
-  }
-
-  private static final class LongReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getLong(ordinal);
-    }
-  }
-
-  private static final class FloatReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getFloat(ordinal);
-    }
-  }
-
-  private static final class DoubleReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getDouble(ordinal);
-    }
-  }
-
-  private static final class DateReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return LocalDate.ofEpochDay(data.getInt(ordinal));
-    }
-  }
-
-  private static final class TimestampReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return DateTimes.localDateTime(data.getLong(ordinal));
-    }
-  }
-
-  private static final class TimestamptzReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return DateTimes.offsetDateTime(data.getLong(ordinal));
-    }
-  }
-
-  private static final class StringReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return data.getUTF8String(ordinal).toString();
+  /** Readers that need nothing but the ordinal. */
+  private enum SimpleReader implements ValueReader {
+    BOOLEAN {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getBoolean(ordinal);
+      }
+    },
+    INT {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getInt(ordinal);
+      }
+    },
+    LONG {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getLong(ordinal);
+      }
+    },
+    FLOAT {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getFloat(ordinal);
+      }
+    },
+    DOUBLE {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getDouble(ordinal);
+      }
+    },
+    DATE {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return LocalDate.ofEpochDay(data.getInt(ordinal));
+      }
+    },
+    TIMESTAMP {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return DateTimes.localDateTime(data.getLong(ordinal));
+      }
+    },
+    TIMESTAMPTZ {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return DateTimes.offsetDateTime(data.getLong(ordinal));
+      }
+    },
+    STRING {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return data.getUTF8String(ordinal).toString();
+      }
+    },
+    BINARY {
+      @Override
+      public Object read(SpecializedGetters data, int ordinal) {
+        return ByteBuffer.wrap(data.getBinary(ordinal));
+      }
     }
   }
 
@@ -250,15 +233,6 @@ public final class SparkToIceberg implements Serializable {
                 bytes.length, path, length));
       }
       return bytes;
-    }
-  }
-
-  private static final class BinaryReader implements ValueReader {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Object read(SpecializedGetters data, int ordinal) {
-      return ByteBuffer.wrap(data.getBinary(ordinal));
     }
   }
 

@@ -1,6 +1,7 @@
 package io.floe.spark.types;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
@@ -67,7 +68,7 @@ public final class Transforms {
       throw new IllegalArgumentException(
           String.format(
               "Cannot partition by %s: unsupported transform '%s'",
-              transform.describe(), transform.name()));
+              describe(transform), transform.name()));
     }
 
     Arguments args = Arguments.of(transform);
@@ -83,7 +84,7 @@ public final class Transforms {
       throw new IllegalArgumentException(
           String.format(
               "Cannot partition by %s: transform %s cannot be applied to column '%s' of type %s",
-              transform.describe(),
+              describe(transform),
               icebergTransform,
               String.join(".", args.column.fieldNames()),
               column.type()));
@@ -103,7 +104,7 @@ public final class Transforms {
     } catch (IllegalArgumentException e) {
       // e.g. a redundant partition such as days(ts) after hours(ts)
       throw new IllegalArgumentException(
-          String.format("Cannot partition by %s: %s", transform.describe(), e.getMessage()), e);
+          String.format("Cannot partition by %s: %s", describe(transform), e.getMessage()), e);
     }
   }
 
@@ -144,6 +145,16 @@ public final class Transforms {
     }
   }
 
+  /**
+   * Describes a transform as {@code name(arguments)}; Spark's own {@code describe()} leaves the name
+   * out for identity.
+   */
+  private static String describe(Transform transform) {
+    return Arrays.stream(transform.arguments())
+        .map(Expression::describe)
+        .collect(Collectors.joining(", ", transform.name() + "(", ")"));
+  }
+
   /** Finds a column by its path parts, through nested structs only. */
   private static Types.NestedField resolve(Schema schema, String[] parts, Transform transform) {
     Types.StructType struct = schema.asStruct();
@@ -154,7 +165,7 @@ public final class Transforms {
         throw new IllegalArgumentException(
             String.format(
                 "Cannot partition by %s: column '%s' not found in the table schema",
-                transform.describe(), String.join(".", parts)));
+                describe(transform), String.join(".", parts)));
       }
       struct = field.type().isStructType() ? field.type().asStructType() : null;
     }
@@ -214,7 +225,7 @@ public final class Transforms {
 
     private static IllegalArgumentException invalidArguments(Transform transform, String why) {
       return new IllegalArgumentException(
-          String.format("Cannot partition by %s: %s", transform.describe(), why));
+          String.format("Cannot partition by %s: %s", describe(transform), why));
     }
 
     private static boolean isInt(Object value) {

@@ -201,12 +201,11 @@ final class TestData {
   }
 
   private static String randomString(Random random) {
-    String alphabet = "abcXYZ019 _-éßж日本🙂";
+    int[] alphabet = "abcXYZ019 _-éßж日本🙂".codePoints().toArray();
     StringBuilder builder = new StringBuilder();
     int length = random.nextInt(10);
     for (int i = 0; i < length; i += 1) {
-      builder.appendCodePoint(alphabet.codePointAt(alphabet.offsetByCodePoints(0, random.nextInt(
-          alphabet.codePointCount(0, alphabet.length())))));
+      builder.appendCodePoint(alphabet[random.nextInt(alphabet.length)]);
     }
     return builder.toString();
   }
