@@ -17,21 +17,23 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  * STARTS_WITH) into the rows where it is TRUE and the rows where it is FALSE.
  *
  * <p>The expressions are written so that each Iceberg evaluator gets them right, because Iceberg's
- * evaluators disagree with Spark and with each other in three places:
+ * evaluators disagree with Spark and with each other in four places:
  *
  * <ul>
- *   <li>NULL: Iceberg's row {@code Evaluator} and {@code ResidualEvaluator} order NULL before
- *       every value, so {@code lessThan}, {@code lessThanOrEqual}, {@code notEqual}, {@code
- *       notIn}, {@code notStartsWith} and {@code notNaN} all accept NULL. Where Spark's answer
- *       for NULL is NULL, those predicates are joined with {@code notNull}.
+ *   <li>NULL: Iceberg's row {@code Evaluator} and {@code ResidualEvaluator} order NULL before every
+ *       value, so {@code lessThan}, {@code lessThanOrEqual}, {@code notEqual}, {@code notIn},
+ *       {@code notStartsWith} and {@code notNaN} all accept NULL. Where Spark's answer for NULL is
+ *       NULL, those predicates are joined with {@code notNull}.
  *   <li>NaN: Iceberg's row evaluator orders NaN above every value, as Spark does, but its file
- *       metrics evaluator treats comparisons as never matching NaN and keeps NaN out of the
- *       bounds. Where Spark accepts NaN ({@code a > 1.0}), the comparison is joined with {@code
- *       isNaN}. A NaN literal, which Iceberg cannot hold, becomes {@code isNaN}, {@code notNaN}
- *       and null tests.
- *   <li>Signed zero: Spark treats -0.0 and 0.0 as equal; Iceberg orders -0.0 first. Equality
- *       with zero tests both zeros, and a range bound at zero takes the sign that includes or
- *       excludes both.
+ *       metrics evaluator treats comparisons as never matching NaN and keeps NaN out of the bounds.
+ *       Where Spark accepts NaN ({@code a > 1.0}), the comparison is joined with {@code isNaN}. A
+ *       NaN literal, which Iceberg cannot hold, becomes {@code isNaN}, {@code notNaN} and null
+ *       tests.
+ *   <li>Signed zero: Spark treats -0.0 and 0.0 as equal; Iceberg orders -0.0 first. Equality with
+ *       zero tests both zeros, and a range bound at zero takes the sign that includes or excludes
+ *       both.
+ *   <li>String IN: Iceberg's row evaluator throws when it looks a NULL up in a set of strings, so a
+ *       string IN tests {@code notNull} first (its AND skips the right side of a false left side).
  * </ul>
  */
 final class LeafPredicates {
@@ -129,8 +131,7 @@ final class LeafPredicates {
       return Optional.empty();
     }
     Optional<Column> column = comparable(left);
-    if (column.isEmpty()
-        || (op.isOrdering() && column.get().type().typeId() == Type.TypeID.UUID)) {
+    if (column.isEmpty() || (op.isOrdering() && column.get().type().typeId() == Type.TypeID.UUID)) {
       // Spark orders uuids as strings, Iceberg as two signed longs
       return Optional.empty();
     }
@@ -190,20 +191,24 @@ final class LeafPredicates {
     Object below = value.isZero() ? negativeZero(value.value()) : value.value();
     Object above = value.isZero() ? positiveZero(value.value()) : value.value();
     return switch (op) {
-      case EQ -> new TruthSets(
-          equalTo(name, value), Expressions.and(notNull, notEqualTo(name, value)));
-      case LT -> new TruthSets(
-          Expressions.and(notNull, Expressions.lessThan(name, below)),
-          orNaN(column, Expressions.greaterThanOrEqual(name, below)));
-      case LT_EQ -> new TruthSets(
-          Expressions.and(notNull, Expressions.lessThanOrEqual(name, above)),
-          orNaN(column, Expressions.greaterThan(name, above)));
-      case GT -> new TruthSets(
-          orNaN(column, Expressions.greaterThan(name, above)),
-          Expressions.and(notNull, Expressions.lessThanOrEqual(name, above)));
-      case GT_EQ -> new TruthSets(
-          orNaN(column, Expressions.greaterThanOrEqual(name, below)),
-          Expressions.and(notNull, Expressions.lessThan(name, below)));
+      case EQ ->
+          new TruthSets(equalTo(name, value), Expressions.and(notNull, notEqualTo(name, value)));
+      case LT ->
+          new TruthSets(
+              Expressions.and(notNull, Expressions.lessThan(name, below)),
+              orNaN(column, Expressions.greaterThanOrEqual(name, below)));
+      case LT_EQ ->
+          new TruthSets(
+              Expressions.and(notNull, Expressions.lessThanOrEqual(name, above)),
+              orNaN(column, Expressions.greaterThan(name, above)));
+      case GT ->
+          new TruthSets(
+              orNaN(column, Expressions.greaterThan(name, above)),
+              Expressions.and(notNull, Expressions.lessThanOrEqual(name, above)));
+      case GT_EQ ->
+          new TruthSets(
+              orNaN(column, Expressions.greaterThanOrEqual(name, below)),
+              Expressions.and(notNull, Expressions.lessThan(name, below)));
       default -> throw new IllegalArgumentException("Cannot compare with a value: " + op);
     };
   }
@@ -252,7 +257,7 @@ final class LeafPredicates {
     Expression whenTrue =
         Expressions.or(
             hasNaN ? Expressions.isNaN(name) : Expressions.alwaysFalse(),
-            values.isEmpty() ? Expressions.alwaysFalse() : Expressions.in(name, values));
+            values.isEmpty() ? Expressions.alwaysFalse() : inSet(column, values));
     // a NULL in the list makes every non-matching row NULL rather than FALSE
     Expression whenFalse =
         hasNull
@@ -268,8 +273,7 @@ final class LeafPredicates {
   private Optional<TruthSets> startsWith(
       org.apache.spark.sql.connector.expressions.Expression arg,
       org.apache.spark.sql.connector.expressions.Expression prefix) {
-    Optional<Column> column =
-        comparable(arg).filter(c -> c.type().typeId() == Type.TypeID.STRING);
+    Optional<Column> column = comparable(arg).filter(c -> c.type().typeId() == Type.TypeID.STRING);
     if (column.isEmpty() || !(prefix instanceof Literal<?> literal)) {
       return Optional.empty();
     }
@@ -303,6 +307,12 @@ final class LeafPredicates {
 
   private static Expression notNull(Column column) {
     return column.nullable() ? Expressions.notNull(column.name()) : Expressions.alwaysTrue();
+  }
+
+  /** An IN test; see the class comment for why a string column is tested for NULL first. */
+  private static Expression inSet(Column column, Set<Object> values) {
+    Expression in = Expressions.in(column.name(), values);
+    return column.type().typeId() == Type.TypeID.STRING ? Expressions.and(notNull(column), in) : in;
   }
 
   private static Expression orNaN(Column column, Expression expression) {

@@ -16,12 +16,12 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Converts a Spark literal, held in Spark's internal representation, into the Java value an
- * Iceberg literal of a column's type holds.
+ * Converts a Spark literal, held in Spark's internal representation, into the Java value an Iceberg
+ * literal of a column's type holds.
  *
  * <p>Only exact conversions are made: the literal's Spark type must be the one Spark reads the
- * column as (a timestamp literal for a timestamp without time zone column does not convert), and
- * a decimal must fit the column's precision and scale without rounding.
+ * column as (a timestamp literal for a timestamp without time zone column does not convert), and a
+ * decimal must fit the column's precision and scale without rounding.
  */
 final class LiteralValues {
 

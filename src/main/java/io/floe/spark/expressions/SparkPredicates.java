@@ -9,16 +9,16 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 
 /**
- * Converts Spark DataSource V2 filter predicates into Iceberg expressions for scan planning and
- * row filtering.
+ * Converts Spark DataSource V2 filter predicates into Iceberg expressions for scan planning and row
+ * filtering.
  *
  * <p>Spark evaluates a predicate with SQL's three-valued logic and keeps a row only when the
  * predicate is TRUE; a comparison with NULL is NULL, and {@code NOT NULL} is NULL too. Iceberg's
  * expressions are two-valued. The conversion therefore works out, for every part of a predicate,
  * both the rows where it is TRUE and the rows where it is FALSE, and a {@code NOT} selects the
  * latter: {@code NOT (a = 1)} becomes {@code a IS NOT NULL AND a != 1}, and {@code NOT (a IN (1,
- * NULL))} selects nothing. Spark's floating point rules (NaN equals NaN and sorts above every
- * other value, -0.0 equals 0.0) are kept; see {@link LeafPredicates} for how.
+ * NULL))} selects nothing. Spark's floating point rules (NaN equals NaN and sorts above every other
+ * value, -0.0 equals 0.0) are kept; see {@link LeafPredicates} for how.
  *
  * <p>Supported: {@code =}, {@code <=>}, {@code <>}, {@code <}, {@code <=}, {@code >}, {@code >=}
  * between a column and a literal (either order), {@code IN} with literals, {@code IS_NULL}, {@code
@@ -29,18 +29,18 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  * column is read as.
  *
  * <p>Neither method throws for a predicate it cannot convert: it returns empty, and the predicate
- * stays with Spark. Column names in the result are spelled as in the schema, so the result binds
- * to the schema case-sensitively whatever {@code caseSensitive} was.
+ * stays with Spark. Column names in the result are spelled as in the schema, so the result binds to
+ * the schema case-sensitively whatever {@code caseSensitive} was.
  */
 public final class SparkPredicates {
 
   private SparkPredicates() {}
 
   /**
-   * Converts a predicate for scan planning. The result selects every row on which Spark's
-   * predicate is TRUE; when an {@code AND} that is not under a {@code NOT} has a side that cannot
-   * be converted, that side is left out, so the result may also select rows Spark would reject.
-   * The caller must then let Spark evaluate the predicate after the scan.
+   * Converts a predicate for scan planning. The result selects every row on which Spark's predicate
+   * is TRUE; when an {@code AND} that is not under a {@code NOT} has a side that cannot be
+   * converted, that side is left out, so the result may also select rows Spark would reject. The
+   * caller must then let Spark evaluate the predicate after the scan.
    *
    * @param predicate the Spark predicate
    * @param schema the table schema the predicate's columns refer to
@@ -54,8 +54,8 @@ public final class SparkPredicates {
 
   /**
    * Converts a predicate only if the whole of it converts: the result selects exactly the rows on
-   * which Spark's predicate is TRUE, so Spark need not evaluate the predicate again after the
-   * scan if every row goes through the result.
+   * which Spark's predicate is TRUE, so Spark need not evaluate the predicate again after the scan
+   * if every row goes through the result.
    *
    * @param predicate the Spark predicate
    * @param schema the table schema the predicate's columns refer to
@@ -75,7 +75,7 @@ public final class SparkPredicates {
       Optional<Expression> converted =
           new Conversion(new LeafPredicates(schema, caseSensitive))
               .rows(predicate, false, mayWiden);
-      // binding here proves the result is usable; a failure means a case not foreseen above
+      // binding proves the result usable; should it fail, the predicate stays with Spark
       converted.ifPresent(expression -> Binder.bind(schema.asStruct(), expression, true));
       return converted;
     } catch (RuntimeException e) {
@@ -110,8 +110,8 @@ public final class SparkPredicates {
     }
 
     /**
-     * Rows where both sides hold: TRUE for a TRUE AND, FALSE for a FALSE OR. With {@code
-     * mayWiden}, a side that cannot be converted is left out.
+     * Rows where both sides hold: TRUE for a TRUE AND, FALSE for a FALSE OR. With {@code mayWiden},
+     * a side that cannot be converted is left out.
      */
     private Optional<Expression> both(Predicate predicate, boolean negated, boolean mayWiden) {
       Predicate[] sides = predicates(predicate, 2);

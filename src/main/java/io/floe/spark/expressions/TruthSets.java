@@ -5,9 +5,9 @@ import java.util.Optional;
 import org.apache.iceberg.expressions.Expression;
 
 /**
- * The rows on which a Spark predicate is TRUE and the rows on which it is FALSE, each as an
- * Iceberg expression. Rows on which the predicate is NULL belong to neither, which is why the
- * FALSE side cannot be derived by negating the TRUE side.
+ * The rows on which a Spark predicate is TRUE and the rows on which it is FALSE, each as an Iceberg
+ * expression. Rows on which the predicate is NULL belong to neither, which is why the FALSE side
+ * cannot be derived by negating the TRUE side.
  *
  * @param whenTrue selects exactly the rows where the predicate is TRUE
  * @param whenFalse selects exactly the rows where the predicate is FALSE, or null when that set

@@ -76,8 +76,7 @@ final class PredicateCases {
   }
 
   private static List<Predicate> inLists(Operand operand) {
-    List<Expression> values =
-        operand.literals().stream().filter(lit -> !isNull(lit)).toList();
+    List<Expression> values = operand.literals().stream().filter(lit -> !isNull(lit)).toList();
     Expression nullValue =
         operand.literals().stream().filter(PredicateCases::isNull).findFirst().orElseThrow();
     List<Predicate> lists = new ArrayList<>();
@@ -265,15 +264,18 @@ final class PredicateCases {
         new Operand(
             col("fx"),
             List.of(
-                bin(0, 1),
-                bin(0, 0),
-                bin(0x80, 0),
-                bin(0xff, 0xff),
-                nullOf(DataTypes.BinaryType)),
+                bin(0, 1), bin(0, 0), bin(0x80, 0), bin(0xff, 0xff), nullOf(DataTypes.BinaryType)),
             ALL_OPS));
     operands.add(
         ordered(
-            col("req"), DataTypes.IntegerType, V2::intLit, Integer.MIN_VALUE, 0, 7, 8, Integer.MAX_VALUE));
+            col("req"),
+            DataTypes.IntegerType,
+            V2::intLit,
+            Integer.MIN_VALUE,
+            0,
+            7,
+            8,
+            Integer.MAX_VALUE));
     return operands;
   }
 

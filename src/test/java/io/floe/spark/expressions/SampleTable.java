@@ -34,9 +34,9 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * A table with one column of each type the converter handles, rows full of edge values (NULL,
- * NaN, signed zeros, infinities, type extremes, pre-epoch dates) and data files with the metrics
- * Iceberg writers record for such rows.
+ * A table with one column of each type the converter handles, rows full of edge values (NULL, NaN,
+ * signed zeros, infinities, type extremes, pre-epoch dates) and data files with the metrics Iceberg
+ * writers record for such rows.
  */
 final class SampleTable {
 
@@ -79,7 +79,15 @@ final class SampleTable {
     values.put(
         "l",
         Arrays.asList(
-            null, Long.MIN_VALUE, -3_000_000_000L, -1L, 0L, 1L, 5L, 3_000_000_000L, Long.MAX_VALUE));
+            null,
+            Long.MIN_VALUE,
+            -3_000_000_000L,
+            -1L,
+            0L,
+            1L,
+            5L,
+            3_000_000_000L,
+            Long.MAX_VALUE));
     values.put(
         "f",
         Arrays.asList(
@@ -122,8 +130,22 @@ final class SampleTable {
     values.put(
         "s",
         Arrays.asList(
-            null, "", "a", "ab", "abc", "b", "%x", "a%b", "a_b", "a\\b", "ax", "X", "x", "é",
-            "\uD83D\uDE00", "\uFFFD"));
+            null,
+            "",
+            "a",
+            "ab",
+            "abc",
+            "b",
+            "%x",
+            "a%b",
+            "a_b",
+            "a\\b",
+            "ax",
+            "X",
+            "x",
+            "é",
+            "\uD83D\uDE00",
+            "\uFFFD"));
     values.put(
         "dt",
         Arrays.asList(
@@ -144,13 +166,7 @@ final class SampleTable {
     values.put(
         "bin",
         Arrays.asList(
-            null,
-            buffer(),
-            buffer(0),
-            buffer(1, 2),
-            buffer(0x7f),
-            buffer(0x80),
-            buffer(0xff)));
+            null, buffer(), buffer(0), buffer(1, 2), buffer(0x7f), buffer(0x80), buffer(0xff)));
     values.put("st", Arrays.asList(null, point(null), point(1), point(2)));
     values.put("u", Arrays.asList(null, UUID_A, UUID_B));
     values.put("fx", Arrays.asList(null, bytes(0, 1), bytes(0x80, 0), bytes(0xff, 0xff)));
@@ -163,15 +179,20 @@ final class SampleTable {
    * predicates over two columns meet most pairs of values.
    */
   static List<Record> rows() {
+    return rows(250);
+  }
+
+  /** Rows in which every value of every column appears, then {@code random} random ones. */
+  static List<Record> rows(int random) {
     int longest = VALUES.values().stream().mapToInt(List::size).max().orElseThrow();
     List<Record> rows = new ArrayList<>();
     for (int k = 0; k < longest; k += 1) {
       int index = k;
       rows.add(row(values -> values.get(index % values.size())));
     }
-    Random random = new Random(20240229L);
-    for (int k = 0; k < 400; k += 1) {
-      rows.add(row(values -> values.get(random.nextInt(values.size()))));
+    Random picks = new Random(20240229L);
+    for (int k = 0; k < random; k += 1) {
+      rows.add(row(values -> values.get(picks.nextInt(values.size()))));
     }
     return rows;
   }
@@ -215,16 +236,11 @@ final class SampleTable {
         addMetrics(field, rows, valueCounts, nullCounts, nanCounts, lowerBounds, upperBounds);
       }
     }
-    addMetrics(POINT.field("x"), rows, valueCounts, nullCounts, nanCounts, lowerBounds, upperBounds);
+    addMetrics(
+        POINT.field("x"), rows, valueCounts, nullCounts, nanCounts, lowerBounds, upperBounds);
     Metrics metrics =
         new Metrics(
-            (long) rows.size(),
-            null,
-            valueCounts,
-            nullCounts,
-            nanCounts,
-            lowerBounds,
-            upperBounds);
+            (long) rows.size(), null, valueCounts, nullCounts, nanCounts, lowerBounds, upperBounds);
     return DataFiles.builder(PartitionSpec.unpartitioned())
         .withPath(path)
         .withFormat(FileFormat.PARQUET)

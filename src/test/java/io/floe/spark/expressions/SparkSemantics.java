@@ -21,8 +21,8 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * A small reference implementation of how Spark evaluates a V2 predicate on one row: SQL
- * three-valued logic (null is UNKNOWN), NaN equal to itself and above every other value, -0.0
- * equal to 0.0, strings and binaries in unsigned byte order. Rows are Iceberg generic records.
+ * three-valued logic (null is UNKNOWN), NaN equal to itself and above every other value, -0.0 equal
+ * to 0.0, strings and binaries in unsigned byte order. Rows are Iceberg generic records.
  */
 final class SparkSemantics {
 

@@ -2,8 +2,12 @@ package io.floe.spark.expressions;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
 import org.apache.spark.sql.connector.expressions.Cast;
 import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.FieldReference;
 import org.apache.spark.sql.connector.expressions.GeneralScalarExpression;
 import org.apache.spark.sql.connector.expressions.LiteralValue;
 import org.apache.spark.sql.connector.expressions.NamedReference;
@@ -15,14 +19,17 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
+import scala.jdk.javaapi.CollectionConverters;
 
 /** Builds Spark V2 predicates and literals the way Spark hands them to a data source. */
 final class V2 {
 
   private V2() {}
 
+  /** A column reference; a dotted name is a path into structs. */
   static NamedReference col(String name) {
-    return org.apache.spark.sql.connector.expressions.Expressions.column(name);
+    List<String> parts = Arrays.asList(name.split("\\."));
+    return new FieldReference(CollectionConverters.asScala(parts).toSeq());
   }
 
   static Predicate pred(String name, Expression... children) {
@@ -47,6 +54,33 @@ final class V2 {
 
   static Expression upper(Expression child) {
     return new GeneralScalarExpression("UPPER", new Expression[] {child});
+  }
+
+  /**
+   * Renders an expression for failure messages; unlike Spark's own {@code toString}, it also
+   * handles a NULL binary literal.
+   */
+  static String describe(Expression expr) {
+    if (expr instanceof org.apache.spark.sql.connector.expressions.Literal<?> literal) {
+      Object value = literal.value();
+      String text =
+          value instanceof byte[] bytes
+              ? "0x" + HexFormat.of().formatHex(bytes)
+              : String.valueOf(value);
+      return text + ":" + literal.dataType().simpleString();
+    } else if (expr instanceof NamedReference ref) {
+      return String.join(".", ref.fieldNames());
+    } else if (expr instanceof Cast cast) {
+      return "CAST(" + describe(cast.expression()) + " AS " + cast.dataType().simpleString() + ")";
+    } else if (expr instanceof GeneralScalarExpression scalar) {
+      StringBuilder text = new StringBuilder(scalar.name()).append('(');
+      Expression[] children = scalar.children();
+      for (int i = 0; i < children.length; i += 1) {
+        text.append(i == 0 ? "" : ", ").append(describe(children[i]));
+      }
+      return text.append(')').toString();
+    }
+    return String.valueOf(expr);
   }
 
   static LiteralValue<Object> lit(Object value, DataType type) {
