@@ -84,19 +84,18 @@ public final class FloeScanBuilder
   public Scan build() {
     boolean dataTable = !(table instanceof BaseMetadataTable);
     Long snapshotId = dataTable ? snapshotToRead() : null;
-    Schema tableSchema =
-        dataTable && snapshotId != null && options.travels()
-            ? SnapshotUtil.schemaFor(table, snapshotId)
-            : schema;
-    Schema readSchema = readSchema(tableSchema);
+    // Spark resolved the query against the schema the table reported, so rows come in that schema
+    // even when a read option picks an older snapshot: files are read by field id, columns the
+    // snapshot lacked read null, and renamed columns keep their data.
+    Schema readSchema = readSchema(schema);
     List<FloeInputPartition> partitions =
-        ScanPlanner.plan(table, snapshotId, dataTable, filter, options);
+        ScanPlanner.plan(table, snapshotId, dataTable, filter, schema, options);
     return new FloeScan(
         table.name(),
         metadataLocation(),
         snapshotId,
         table.io(),
-        tableSchema,
+        schema,
         readSchema,
         filter,
         partitions,

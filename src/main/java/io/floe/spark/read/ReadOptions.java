@@ -104,11 +104,6 @@ public record ReadOptions(
         resolver.optional(TAG));
   }
 
-  /** Whether the options choose a snapshot other than the current one. */
-  public boolean travels() {
-    return snapshotId != null || asOfTimestamp != null || branch != null || tag != null;
-  }
-
   private static final class Resolver {
     private final Map<String, String> options;
     private final SQLConf session;

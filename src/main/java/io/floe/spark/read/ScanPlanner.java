@@ -5,12 +5,21 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.ScanTaskGroup;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.util.TableScanUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,21 +39,36 @@ final class ScanPlanner {
   /**
    * @param snapshotId the snapshot to plan, or null to plan the table's current state (metadata
    *     tables) or nothing (a data table without snapshots)
+   * @param filter the filter, in the column names of {@code schema}
+   * @param schema the schema the scan reports to Spark and reads with; task residuals come back in
+   *     its names
    */
   static List<FloeInputPartition> plan(
-      Table table, Long snapshotId, boolean dataTable, Expression filter, ReadOptions options) {
+      Table table,
+      Long snapshotId,
+      boolean dataTable,
+      Expression filter,
+      Schema schema,
+      ReadOptions options) {
     if (dataTable && snapshotId == null) {
       return List.of();
     }
     long start = System.nanoTime();
-    TableScan scan = table.newScan().caseSensitive(options.caseSensitive()).filter(filter);
+    Schema planningSchema = dataTable ? planningSchema(table, snapshotId) : table.schema();
+    boolean renamed = !FilterNames.sameNames(schema, planningSchema);
+    Expression planningFilter =
+        renamed
+            ? FilterNames.translate(filter, schema, planningSchema, options.caseSensitive())
+                .orElse(Expressions.alwaysTrue())
+            : filter;
+    TableScan scan = table.newScan().caseSensitive(options.caseSensitive()).filter(planningFilter);
     if (dataTable) {
       scan = scan.useSnapshot(snapshotId);
     }
 
     List<FileScanTask> tasks = new ArrayList<>();
     try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
-      files.forEach(tasks::add);
+      files.forEach(task -> tasks.add(renamed ? withResidualIn(schema, planningSchema, task) : task));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan scan of " + table.name() + ": " + e.getMessage(), e);
     }
@@ -62,5 +86,34 @@ final class ScanPlanner {
         tasks.size(), table.name(), snapshotId, partitions.size(),
         (System.nanoTime() - start) / 1_000_000);
     return partitions;
+  }
+
+  /**
+   * The schema Iceberg binds a scan's filter and residuals with: the snapshot's own schema when
+   * reading an older snapshot, the table's current schema when reading the current one.
+   */
+  private static Schema planningSchema(Table table, long snapshotId) {
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == snapshotId) {
+      return table.schema();
+    }
+    return SnapshotUtil.schemaFor(table, snapshotId);
+  }
+
+  /**
+   * The task with its residual in the names the reader projects. The residual only lets the reader
+   * skip row groups, so one that cannot be carried over is dropped; Spark filters the rows anyway.
+   */
+  private static FileScanTask withResidualIn(
+      Schema schema, Schema planningSchema, FileScanTask task) {
+    Expression residual =
+        FilterNames.translate(task.residual(), planningSchema, schema, true)
+            .orElse(Expressions.alwaysTrue());
+    return new BaseFileScanTask(
+        task.file(),
+        task.deletes().toArray(new DeleteFile[0]),
+        SchemaParser.toJson(task.schema()),
+        PartitionSpecParser.toJson(task.spec()),
+        ResidualEvaluator.unpartitioned(residual));
   }
 }
