@@ -2,16 +2,19 @@ package io.floe.spark;
 
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
+import io.floe.spark.functions.FloeFunctions;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.connector.catalog.FunctionCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
 import org.apache.spark.sql.connector.catalog.StagedTable;
@@ -19,6 +22,7 @@ import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -29,9 +33,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * default: a hadoop catalog in the {@code floe-warehouse} folder of the working directory.
  *
  * <p>Tables are Iceberg tables ({@code USING iceberg}); their metadata tables are reached as {@code
- * <name>.db.table.snapshots} and so on. CREATE/REPLACE TABLE [AS SELECT] are atomic.
+ * <name>.db.table.snapshots} and so on. CREATE/REPLACE TABLE [AS SELECT] are atomic. Iceberg's
+ * partition transforms are functions of the {@code system} namespace ({@code
+ * <name>.system.bucket(16, id)}, see {@link FloeFunctions}).
  */
-public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces {
+public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog {
   private FloeCatalogSupport support;
 
   @Override
@@ -182,6 +188,22 @@ public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces {
   public boolean dropNamespace(String[] namespace, boolean cascade)
       throws NoSuchNamespaceException, NonEmptyNamespaceException {
     return support.dropNamespace(namespace, cascade);
+  }
+
+  @Override
+  public Identifier[] listFunctions(String[] namespace) throws NoSuchNamespaceException {
+    if (FloeFunctions.servesNamespace(namespace)) {
+      return FloeFunctions.list(namespace);
+    }
+    if (namespaceExists(namespace)) {
+      return new Identifier[0];
+    }
+    throw new NoSuchNamespaceException(namespace);
+  }
+
+  @Override
+  public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
+    return FloeFunctions.load(ident).orElseThrow(() -> new NoSuchFunctionException(ident));
   }
 
   @Override

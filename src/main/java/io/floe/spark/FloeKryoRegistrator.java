@@ -2,6 +2,7 @@ package io.floe.spark;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.serializers.JavaSerializer;
+import io.floe.spark.catalog.CatalogTableLoader;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -13,7 +14,15 @@ import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.FloeWrite;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SerializableTable;
+import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.io.ResolvingFileIO;
 import org.apache.spark.serializer.KryoRegistrator;
 
 /**
@@ -21,31 +30,78 @@ import org.apache.spark.serializer.KryoRegistrator;
  * spark.kryo.registrationRequired=true} works: {@code
  * spark.kryo.registrator=io.floe.spark.FloeKryoRegistrator}.
  *
- * <p>Floe's pieces carry Iceberg values (data files, scan tasks, schemas, FileIO) whose own
- * serialization Iceberg defines through Java serialization; each Floe piece is therefore written by
- * Kryo's {@link JavaSerializer}, which keeps those values intact without registering Iceberg's
- * internals one by one.
+ * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, write, batch
+ * write, writer factory, commit message and the values they carry) and the Iceberg values that
+ * travel inside them (data and delete files, file and metadata-table scan tasks, the serializable
+ * table copy, FileIO, schema, partition spec). Iceberg defines the serialized form of its values
+ * through Java serialization, so each class is written by Kryo's {@link JavaSerializer}, which
+ * keeps the whole value intact without registering Iceberg's internals one by one.
+ *
+ * <p>Spark's own classes on the DataSource V2 path (task results such as {@code
+ * DataWritingSparkTaskResult}, collected rows) are registered by Spark's {@code KryoSerializer}
+ * itself.
+ *
+ * <p>Registration ids follow the order of {@link #CLASSES}, which is fixed, so a driver and its
+ * executors agree on them. A class that cannot be loaded fails the registration loudly instead of
+ * being skipped, because skipping it on one side only would shift every later id.
  */
 public final class FloeKryoRegistrator implements KryoRegistrator {
-  /** The classes registered, in registration order. */
-  public static final List<Class<?>> CLASSES =
+  /** Iceberg classes that travel inside Floe's pieces but are not public. */
+  private static final List<String> ICEBERG_INTERNAL_CLASSES =
       List.of(
-          FloeScan.class,
-          FloeInputPartition.class,
-          FloeReaderFactory.class,
-          FloeBatch.class,
-          ReadOptions.class,
-          FloeWrite.class,
-          FloeBatchWrite.class,
-          FloeDataWriterFactory.class,
-          FloeCommitMessage.class,
-          WriteContext.class,
-          WriteOptions.class);
+          "org.apache.iceberg.GenericDataFile",
+          "org.apache.iceberg.GenericDeleteFile",
+          "org.apache.iceberg.BaseFileScanTask$SplitScanTask",
+          "org.apache.iceberg.StaticDataTask",
+          "org.apache.iceberg.BaseFilesTable$ManifestReadTask",
+          "org.apache.iceberg.BaseEntriesTable$ManifestReadTask",
+          "org.apache.iceberg.AllManifestsTable$ManifestListReadTask");
+
+  /** The classes registered, in registration order. */
+  public static final List<Class<?>> CLASSES = classes();
 
   @Override
   public void registerClasses(Kryo kryo) {
     for (Class<?> type : CLASSES) {
       kryo.register(type, new JavaSerializer());
+    }
+  }
+
+  private static List<Class<?>> classes() {
+    List<Class<?>> classes =
+        new ArrayList<>(
+            List.of(
+                FloeScan.class,
+                FloeInputPartition.class,
+                FloeReaderFactory.class,
+                FloeBatch.class,
+                ReadOptions.class,
+                FloeWrite.class,
+                FloeBatchWrite.class,
+                FloeDataWriterFactory.class,
+                FloeCommitMessage.class,
+                WriteContext.class,
+                WriteOptions.class,
+                CatalogTableLoader.class,
+                BaseFileScanTask.class,
+                SerializableTable.class,
+                SerializableTable.SerializableMetadataTable.class,
+                HadoopFileIO.class,
+                ResolvingFileIO.class,
+                Schema.class,
+                PartitionSpec.class));
+    for (String name : ICEBERG_INTERNAL_CLASSES) {
+      classes.add(load(name));
+    }
+    return Collections.unmodifiableList(classes);
+  }
+
+  private static Class<?> load(String name) {
+    try {
+      return Class.forName(name, false, FloeKryoRegistrator.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(
+          "Cannot register " + name + " with Kryo: the class is not on the classpath", e);
     }
   }
 }

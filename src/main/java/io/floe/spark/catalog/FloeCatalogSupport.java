@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
 import org.apache.iceberg.Snapshot;
@@ -18,6 +19,8 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.util.LocationUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -124,9 +127,11 @@ public final class FloeCatalogSupport {
       Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    requireNamespace(ident);
     TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Table table =
-        SparkExceptions.onCreate(ident, () -> definition.builder(catalog, icebergIdent).create());
+    Catalog.TableBuilder builder =
+        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
+    Table table = SparkExceptions.onCreate(ident, builder::create);
     return new FloeTable(table, loader(ident), null);
   }
 
@@ -134,10 +139,11 @@ public final class FloeCatalogSupport {
       Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    requireNamespace(ident);
     TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Transaction transaction =
-        SparkExceptions.onCreate(
-            ident, () -> definition.builder(catalog, icebergIdent).createTransaction());
+    Catalog.TableBuilder builder =
+        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
+    Transaction transaction = SparkExceptions.onCreate(ident, builder::createTransaction);
     return new StagedFloeTable(transaction, fullName(ident));
   }
 
@@ -149,10 +155,14 @@ public final class FloeCatalogSupport {
       boolean orCreate)
       throws NoSuchNamespaceException, NoSuchTableException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    if (orCreate) {
+      requireNamespace(ident);
+    }
     TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
     Transaction transaction;
     try {
-      Catalog.TableBuilder builder = definition.builder(catalog, icebergIdent);
+      Catalog.TableBuilder builder =
+          definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
       transaction =
           orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
     } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
@@ -177,20 +187,47 @@ public final class FloeCatalogSupport {
     }
   }
 
+  /**
+   * Renames a table. Spark hands over the new name as written, so {@code RENAME TO
+   * <catalog>.db.t} arrives with this catalog's name in front of the namespace; it is dropped, as
+   * the official runtime does.
+   */
   public void renameTable(Identifier from, Identifier to)
       throws NoSuchTableException, TableAlreadyExistsException {
+    Identifier target = withoutCatalogName(to);
     try {
-      catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(to));
+      catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target));
     } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
       throw SparkExceptions.noSuchTable(from);
     } catch (AlreadyExistsException e) {
-      throw new TableAlreadyExistsException(to);
+      throw new TableAlreadyExistsException(target);
+    } catch (UnsupportedOperationException e) {
+      throw new UnsupportedOperationException(
+          "Cannot rename " + fullName(from) + " to " + fullName(target) + ": " + e.getMessage(), e);
     }
+  }
+
+  private Identifier withoutCatalogName(Identifier ident) {
+    String[] namespace = ident.namespace();
+    if (namespace.length > 1 && namespace[0].equalsIgnoreCase(name)) {
+      return Identifier.of(Arrays.copyOfRange(namespace, 1, namespace.length), ident.name());
+    }
+    return ident;
   }
 
   // namespaces
 
   public String[][] listNamespaces(String[] parent) throws NoSuchNamespaceException {
+    if (parent.length == 0) {
+      try {
+        return requireNamespaces().listNamespaces(Namespace.empty()).stream()
+            .map(Namespace::levels)
+            .toArray(String[][]::new);
+      } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
+        // a hadoop catalog whose warehouse folder does not exist yet has no namespaces
+        return new String[0][];
+      }
+    }
     List<Namespace> children =
         SparkExceptions.onNamespace(parent, () -> requireNamespaces().listNamespaces(Namespace.of(parent)));
     return children.stream().map(Namespace::levels).toArray(String[][]::new);
@@ -279,6 +316,35 @@ public final class FloeCatalogSupport {
           "Cannot manage namespaces: catalog " + name + " does not support namespaces");
     }
     return namespaces;
+  }
+
+  /**
+   * The only location the catalog accepts for a table, when it fixes one: a hadoop catalog keeps
+   * every table at {@code <warehouse>/<namespace levels>/<name>}. Null for other catalogs.
+   */
+  private String fixedLocation(TableIdentifier ident) {
+    if (!(catalog instanceof HadoopCatalog)) {
+      return null;
+    }
+    String warehouse =
+        options.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, CatalogBuilder.defaultWarehouse());
+    StringBuilder location = new StringBuilder(LocationUtil.stripTrailingSlash(warehouse));
+    for (String level : ident.namespace().levels()) {
+      location.append('/').append(level);
+    }
+    return location.append('/').append(ident.name()).toString();
+  }
+
+  /**
+   * Fails unless the table's namespace exists: some catalogs (hadoop) would otherwise create it on
+   * the fly, where Spark expects SCHEMA_NOT_FOUND.
+   */
+  private void requireNamespace(Identifier ident) throws NoSuchNamespaceException {
+    if (namespaces != null
+        && ident.namespace().length > 0
+        && !namespaces.namespaceExists(Namespace.of(ident.namespace()))) {
+      throw SparkExceptions.noSuchNamespace(ident.namespace());
+    }
   }
 
   private Table loadIceberg(Identifier ident) throws NoSuchTableException {

@@ -1,6 +1,9 @@
 package io.floe.spark.catalog;
 
+import io.floe.spark.commit.CommitRequest;
+import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.TableLoader;
+import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
@@ -11,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
@@ -19,12 +23,14 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
@@ -39,7 +45,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *
  * <p>Schema and partitioning are those of the pinned snapshot, or of the table's current metadata.
  */
-public class FloeTable implements SupportsRead, SupportsWrite, SupportsMetadataColumns {
+public class FloeTable
+    implements SupportsRead, SupportsWrite, SupportsMetadataColumns, TruncatableTable {
   private static final Set<TableCapability> DATA_CAPABILITIES =
       EnumSet.of(
           TableCapability.BATCH_READ,
@@ -153,6 +160,33 @@ public class FloeTable implements SupportsRead, SupportsWrite, SupportsMetadataC
           "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
     }
     return new FloeWriteBuilder(table, loader, info);
+  }
+
+  /**
+   * TRUNCATE TABLE: removes every row in one snapshot (operation {@code delete}) that carries a
+   * fresh commit id; an empty table is left without a new snapshot.
+   */
+  @Override
+  public boolean truncateTable() {
+    if (loader == null || isMetadataTable() || snapshotId != null) {
+      throw new UnsupportedOperationException("Cannot truncate " + name() + ": the table is read-only");
+    }
+    Table live = loader.load();
+    Snapshot current = live.currentSnapshot();
+    if (current == null) {
+      return true;
+    }
+    CommitRequest request =
+        new CommitRequest(
+            WriteMode.OVERWRITE_BY_FILTER,
+            List.of(),
+            Expressions.alwaysTrue(),
+            UUID.randomUUID().toString(),
+            false,
+            current.snapshotId(),
+            null);
+    new Committer(live, name()).commit(request);
+    return true;
   }
 
   private boolean isMetadataTable() {

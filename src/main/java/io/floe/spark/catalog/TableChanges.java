@@ -25,6 +25,11 @@ final class TableChanges {
     for (TableChange change : changes) {
       if (change instanceof TableChange.SetProperty) {
         TableChange.SetProperty set = (TableChange.SetProperty) change;
+        if (TableDefinition.DERIVED_PROPERTIES.contains(set.property())) {
+          throw new IllegalArgumentException(
+              "Cannot set property '" + set.property() + "' of " + table.name()
+                  + ": it is derived from the table's state and cannot be set");
+        }
         if ("location".equalsIgnoreCase(set.property())) {
           transaction.updateLocation().setLocation(set.value()).commit();
           continue;
@@ -65,11 +70,14 @@ final class TableChanges {
           ? String.join(".", Arrays.copyOf(add.fieldNames(), add.fieldNames().length - 1))
           : null;
       String leaf = add.fieldNames()[add.fieldNames().length - 1];
-      if (add.isNullable()) {
-        update.addColumn(parent, leaf, type, add.comment());
-      } else {
-        update.allowIncompatibleChanges().addRequiredColumn(parent, leaf, type, add.comment());
+      if (!add.isNullable()) {
+        // rows already written have no value for the column: a required column would make every
+        // existing data file unreadable
+        throw new IllegalArgumentException(
+            "Cannot add column " + name + " to " + table.name()
+                + ": a new column must be nullable, rows already written have no value for it");
       }
+      update.addColumn(parent, leaf, type, add.comment());
       move(update, name, add.position());
     } else if (change instanceof TableChange.RenameColumn) {
       update.renameColumn(name, ((TableChange.RenameColumn) change).newName());

@@ -2,10 +2,12 @@ package io.floe.spark.catalog;
 
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
+import java.net.URI;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Catalog;
@@ -17,9 +19,14 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * A CREATE or REPLACE TABLE statement turned into Iceberg terms: schema with fresh field ids,
- * partition spec, location and table properties. Spark's reserved keys are translated here.
+ * partition spec, location and table properties. Spark's reserved keys are translated here, and the
+ * properties {@link FloeTable#properties()} derives from the table's state (which SHOW CREATE TABLE
+ * prints) are not stored, so that its output creates the same table again.
  */
 final class TableDefinition {
+  /** Properties Floe reports from the table's state; never stored as table properties. */
+  static final Set<String> DERIVED_PROPERTIES = Set.of("current-snapshot-id", "format", "sort-order");
+
   private static final Set<String> PROVIDERS = Set.of("iceberg", "floe");
   private static final Set<String> DROPPED = Set.of("provider", "location", "external", "is_managed_location");
   private static final String OPTION_PREFIX = "option.";
@@ -60,16 +67,37 @@ final class TableDefinition {
         (key, value) -> {
           if (key.startsWith(OPTION_PREFIX)) {
             properties.put(key.substring(OPTION_PREFIX.length()), value);
-          } else if (!DROPPED.contains(key)) {
+          } else if (!DROPPED.contains(key) && !DERIVED_PROPERTIES.contains(key)) {
             properties.put(key, value);
           }
         });
     return new TableDefinition(schema, spec, sparkProperties.get("location"), properties);
   }
 
-  Catalog.TableBuilder builder(Catalog catalog, TableIdentifier ident) {
+  /**
+   * A builder for the table.
+   *
+   * @param fixedLocation the one location the catalog accepts for this table (hadoop), or null; a
+   *     LOCATION naming the same folder in another spelling (Spark qualifies it as {@code file:/x}
+   *     where the catalog says {@code file:///x}) is taken as that location
+   */
+  Catalog.TableBuilder builder(Catalog catalog, TableIdentifier ident, String fixedLocation) {
     Catalog.TableBuilder builder =
         catalog.buildTable(ident, schema).withPartitionSpec(spec).withProperties(properties);
-    return location == null ? builder : builder.withLocation(location);
+    if (location == null) {
+      return builder;
+    }
+    boolean sameFolder = fixedLocation != null && sameFolder(location, fixedLocation);
+    return builder.withLocation(sameFolder ? fixedLocation : location);
+  }
+
+  private static boolean sameFolder(String left, String right) {
+    return normalized(left).equals(normalized(right));
+  }
+
+  private static String normalized(String location) {
+    URI uri = new Path(location).toUri().normalize();
+    String path = uri.getPath() == null ? "" : uri.getPath().replaceAll("/+$", "");
+    return uri.getScheme() + "|" + (uri.getAuthority() == null ? "" : uri.getAuthority()) + "|" + path;
   }
 }

@@ -1,17 +1,22 @@
 package io.floe.spark.commit;
 
-import java.util.List;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,10 +25,15 @@ import org.slf4j.LoggerFactory;
  * Commits a write's data files as exactly one snapshot whose summary records the commit id, and
  * never twice.
  *
- * <p>The check for an earlier snapshot with the same id runs inside Iceberg's commit retry loop,
+ * <p>The id is looked for in the target branch's ancestry (since the write's starting snapshot, or
+ * all of it for a caller-chosen id) before the commit and again inside Iceberg's commit retry loop,
  * against the refreshed table, on every attempt: two attempts racing with the same id produce one
- * snapshot. When the catalog cannot say whether a commit landed, the table is refreshed and searched
- * for the id; the written files are never deleted in that case.
+ * snapshot. A commit whose id is found adds nothing and reports itself skipped.
+ *
+ * <p>Failures: a failure the catalog reports as certain (a {@link CleanableFailure}, or any failure
+ * of a catalog that does not require strict cleanup, as Iceberg itself decides) is rethrown. When
+ * the outcome is unknown, the table is refreshed and searched for the id: found means committed;
+ * not found ends in {@link CommitStateUnknownError}. Once a commit has succeeded nothing is thrown.
  */
 public final class Committer {
   /** The snapshot summary key that records a Floe write's commit id. */
@@ -33,33 +43,54 @@ public final class Committer {
 
   private final Table table;
   private final String tableName;
+  private final CommitStats stats;
 
   /**
    * @param table a live table (or a transaction's table) to commit to
    * @param tableName the name used in messages
    */
   public Committer(Table table, String tableName) {
+    this(table, tableName, new CommitStats());
+  }
+
+  /**
+   * @param table a live table (or a transaction's table) to commit to
+   * @param tableName the name used in messages
+   * @param stats where skips, attempts and commit time are counted
+   */
+  public Committer(Table table, String tableName, CommitStats stats) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
+    this.stats = Objects.requireNonNull(stats, "stats is null");
   }
 
   /**
    * Commits the request, or recognises that its commit id is already in the table.
    *
-   * @throws CommitStateUnknownError when the outcome cannot be known; the files stay in place
-   * @throws RuntimeException any certain failure (validation, conflict after retries, I/O)
+   * @throws CommitStateUnknownError when the outcome cannot be known; the files must stay in place
+   * @throws RuntimeException a certain failure (validation, conflict after retries, I/O before the
+   *     catalog was asked): nothing was committed
    */
   public CommitOutcome commit(CommitRequest request) {
     Objects.requireNonNull(request, "request is null");
-    String commitId = request.commitId();
-    Long found = findCommit(request);
-    if (found != null) {
-      return skipped(request, found, 0);
+    long start = System.nanoTime();
+    try {
+      return commitOnce(request);
+    } finally {
+      stats.recordDuration(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+  }
+
+  private CommitOutcome commitOnce(CommitRequest request) {
+    Snapshot earlier = findCommit(request);
+    if (earlier != null) {
+      // no attempt of this run has reached the catalog yet, so the snapshot is another run's
+      return skipped(request, earlier, 0, true);
     }
 
-    AncestryCheck check = new AncestryCheck(request);
+    AncestryCheck check = new AncestryCheck(request, stats);
     SnapshotUpdate<?> update = newUpdate(request);
-    update.set(COMMIT_ID_KEY, commitId);
+    update.set(COMMIT_ID_KEY, request.commitId());
     update.validateWith(check);
     if (request.branch() != null) {
       update.toBranch(request.branch());
@@ -68,43 +99,132 @@ public final class Committer {
     try {
       update.commit();
     } catch (ValidationException e) {
-      if (check.foundSnapshotId() != null) {
-        return skipped(request, check.foundSnapshotId(), check.attempts());
-      }
-      throw e;
+      return afterValidationFailure(request, check, e);
     } catch (CommitStateUnknownException e) {
+      return recoverUnknownState(request, check, e);
+    } catch (RuntimeException e) {
+      if (isCertainFailure(e)) {
+        throw e;
+      }
       return recoverUnknownState(request, check, e);
     }
 
-    Long snapshotId = latestOnBranch(request.branch());
+    Long snapshotId = committedSnapshotId(request);
     LOG.info(
-        "Committed {} data files to {} as snapshot {} with commit id {} after {} attempt(s)",
-        request.dataFiles().size(), tableName, snapshotId, commitId, check.attempts());
-    return new CommitOutcome(commitId, snapshotId, false, check.attempts());
+        "Committed {} data files to {}{} as snapshot {} with commit id {} after {} attempt(s)",
+        request.dataFiles().size(), tableName, onBranch(request), snapshotId, request.commitId(),
+        check.attempts());
+    return new CommitOutcome(request.commitId(), snapshotId, false, false, check.attempts());
+  }
+
+  /**
+   * Iceberg runs an update's own validations (conflict checks of overwrites) before the ancestry
+   * check, so a run that committed the same id meanwhile may surface as a conflict: look again.
+   * Any other validation failure is rethrown unchanged.
+   */
+  private CommitOutcome afterValidationFailure(
+      CommitRequest request, AncestryCheck check, ValidationException failure) {
+    Snapshot found = check.found();
+    if (found == null) {
+      try {
+        table.refresh();
+        found = findCommit(request);
+      } catch (RuntimeException refreshFailure) {
+        failure.addSuppressed(refreshFailure);
+      }
+      if (found == null) {
+        throw failure;
+      }
+    }
+    // earlier attempts of this commit failed with a certain conflict, so the id is another run's
+    return skipped(request, found, check.attempts(), true);
   }
 
   private CommitOutcome recoverUnknownState(
-      CommitRequest request, AncestryCheck check, CommitStateUnknownException cause) {
+      CommitRequest request, AncestryCheck check, RuntimeException cause) {
+    Snapshot found = null;
     try {
       table.refresh();
-      Long found = findCommit(request);
-      if (found != null) {
-        LOG.info(
-            "Commit {} to {} reported an unknown state, but snapshot {} carries its id: committed",
-            request.commitId(), tableName, found);
-        return new CommitOutcome(request.commitId(), found, false, check.attempts());
-      }
+      found = findCommit(request);
     } catch (RuntimeException refreshFailure) {
       cause.addSuppressed(refreshFailure);
     }
-    throw new CommitStateUnknownError(tableName, request.commitId(), cause);
+    if (found == null) {
+      throw new CommitStateUnknownError(tableName, request.commitId(), cause);
+    }
+    if (Boolean.FALSE.equals(holdsFilesOf(found, request))) {
+      // another run committed the id first; this run's files are kept all the same, because
+      // nothing about its own commit is certain
+      return skipped(request, found, check.attempts(), false);
+    }
+    LOG.info(
+        "Commit {} to {} reported an unknown state ({}), but snapshot {} carries its id: committed",
+        request.commitId(), tableName, cause.getClass().getSimpleName(), found.snapshotId());
+    return new CommitOutcome(
+        request.commitId(), found.snapshotId(), false, false, check.attempts());
   }
 
-  private CommitOutcome skipped(CommitRequest request, long snapshotId, int attempts) {
+  private CommitOutcome skipped(
+      CommitRequest request, Snapshot found, int attempts, boolean writtenFilesUnused) {
+    stats.recordSkip();
     LOG.info(
-        "Skipped commit to {}: snapshot {} already carries commit id {}",
-        tableName, snapshotId, request.commitId());
-    return new CommitOutcome(request.commitId(), snapshotId, true, attempts);
+        "Skipped commit to {}{}: snapshot {} already carries commit id {}; nothing was added{}",
+        tableName, onBranch(request), found.snapshotId(), request.commitId(),
+        writtenFilesUnused ? "" : " and this run's data files are kept");
+    return new CommitOutcome(
+        request.commitId(), found.snapshotId(), true, writtenFilesUnused, attempts);
+  }
+
+  /**
+   * Whether the snapshot added any of the request's files, telling this run's own commit from
+   * another run's with the same id: true, false, or null when its manifests cannot be read.
+   */
+  private Boolean holdsFilesOf(Snapshot snapshot, CommitRequest request) {
+    if (request.dataFiles().isEmpty()) {
+      return false;
+    }
+    Set<String> written = new HashSet<>();
+    for (DataFile file : request.dataFiles()) {
+      written.add(file.location());
+    }
+    try {
+      SnapshotChanges changes = SnapshotChanges.builderFor(table).snapshot(snapshot).build();
+      for (DataFile added : changes.addedDataFiles()) {
+        if (written.contains(added.location())) {
+          return true;
+        }
+      }
+      return false;
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot read the files of snapshot {} of {}; keeping the files of commit {}",
+          snapshot.snapshotId(), tableName, request.commitId(), e);
+      return null;
+    }
+  }
+
+  private boolean isCertainFailure(RuntimeException failure) {
+    if (failure instanceof CleanableFailure) {
+      return true;
+    }
+    return !(table instanceof HasTableOperations)
+        || !((HasTableOperations) table).operations().requireStrictCleanup();
+  }
+
+  /**
+   * Finds the new snapshot in the table state Iceberg loaded after committing; a failure to read
+   * the table after a successful commit is not a failure of the commit.
+   */
+  private Long committedSnapshotId(CommitRequest request) {
+    try {
+      Snapshot committed = findCommit(request);
+      return committed == null ? null : committed.snapshotId();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Committed {} to {}, but could not read the table again to find the snapshot",
+          request.commitId(), tableName, e);
+      return null;
+    }
   }
 
   private SnapshotUpdate<?> newUpdate(CommitRequest request) {
@@ -135,12 +255,13 @@ public final class Committer {
           return replace;
         }
       default:
-        throw new IllegalArgumentException("Cannot commit: unknown write mode " + request.mode());
+        throw new IllegalArgumentException(
+            "Cannot commit to " + tableName + ": unknown write mode " + request.mode());
     }
   }
 
-  /** The id of the snapshot that carries the request's commit id, or null when none does. */
-  private Long findCommit(CommitRequest request) {
+  /** The snapshot in the target branch's ancestry that carries the request's commit id, or null. */
+  private Snapshot findCommit(CommitRequest request) {
     Snapshot head = headOf(request.branch());
     if (head == null) {
       return null;
@@ -148,17 +269,27 @@ public final class Committer {
     return search(SnapshotUtil.ancestorsOf(head.snapshotId(), table::snapshot), request);
   }
 
+  /**
+   * The head a commit to the branch builds on, as Iceberg's snapshot producer picks it: a branch
+   * that does not exist yet starts from the main branch's head.
+   */
   private Snapshot headOf(String branch) {
-    return branch == null ? table.currentSnapshot() : table.snapshot(branch);
+    if (branch == null || SnapshotRef.MAIN_BRANCH.equals(branch)) {
+      return table.currentSnapshot();
+    }
+    SnapshotRef ref = table.refs().get(branch);
+    return ref == null ? table.currentSnapshot() : table.snapshot(ref.snapshotId());
   }
 
-  private Long latestOnBranch(String branch) {
-    table.refresh();
-    Snapshot head = headOf(branch);
-    return head == null ? null : head.snapshotId();
+  private static String onBranch(CommitRequest request) {
+    return request.branch() == null ? "" : " (branch " + request.branch() + ")";
   }
 
-  static Long search(Iterable<Snapshot> ancestry, CommitRequest request) {
+  /**
+   * The first snapshot of the ancestry (newest first) that carries the request's commit id; for an
+   * id chosen per write, the search stops at the write's starting snapshot.
+   */
+  static Snapshot search(Iterable<Snapshot> ancestry, CommitRequest request) {
     for (Snapshot snapshot : ancestry) {
       if (!request.searchWholeAncestry()
           && request.startingSnapshotId() != null
@@ -167,43 +298,51 @@ public final class Committer {
       }
       if (snapshot.summary() != null
           && request.commitId().equals(snapshot.summary().get(COMMIT_ID_KEY))) {
-        return snapshot.snapshotId();
+        return snapshot;
       }
     }
     return null;
   }
 
   /**
-   * Runs inside every commit attempt, after Iceberg refreshed the table: fails the attempt (so it
-   * is not retried) when the ancestry already carries the commit id, and remembers where.
+   * Runs inside every commit attempt, on the ancestry of the refreshed target branch: fails the
+   * attempt (which Iceberg does not retry) when the ancestry already carries the commit id, and
+   * remembers the snapshot that does.
    */
   private static final class AncestryCheck implements SnapshotAncestryValidator {
     private final CommitRequest request;
-    private volatile Long foundSnapshotId;
+    private final CommitStats stats;
+    private volatile Snapshot found;
     private volatile int attempts;
 
-    AncestryCheck(CommitRequest request) {
+    AncestryCheck(CommitRequest request, CommitStats stats) {
       this.request = request;
+      this.stats = stats;
     }
 
     @Override
     public boolean validate(Iterable<Snapshot> baseSnapshots) {
       attempts += 1;
-      this.foundSnapshotId = search(baseSnapshots, request);
-      return foundSnapshotId == null;
+      stats.recordAttempt();
+      this.found = search(baseSnapshots, request);
+      return found == null;
     }
 
     @Override
     public String errorMessage() {
-      return "commit id " + request.commitId() + " is already committed in snapshot " + foundSnapshotId;
+      Snapshot snapshot = found;
+      return "commit id "
+          + request.commitId()
+          + " is already committed in snapshot "
+          + (snapshot == null ? null : snapshot.snapshotId());
     }
 
-    Long foundSnapshotId() {
-      return foundSnapshotId;
+    Snapshot found() {
+      return found;
     }
 
     int attempts() {
-      return Math.max(attempts, 1);
+      return attempts;
     }
   }
 }

@@ -2,6 +2,7 @@ package io.floe.spark.read;
 
 import io.floe.spark.types.IcebergToSpark;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.iceberg.FileScanTask;
@@ -15,6 +16,7 @@ import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.iceberg.util.StructProjection;
@@ -32,6 +34,7 @@ final class FloeRowReader implements PartitionReader<InternalRow> {
   private final Iterator<FileScanTask> tasks;
   private final IcebergToSpark converter;
   private final Types.StructType partitionType;
+  private final Map<Integer, Integer> parents;
   private CloseableIterable<? extends StructLike> currentIterable;
   private CloseableIterator<? extends StructLike> current;
   private InternalRow row;
@@ -43,6 +46,7 @@ final class FloeRowReader implements PartitionReader<InternalRow> {
     Types.NestedField partitionField =
         factory.readSchema().findField(MetadataColumns.PARTITION_COLUMN_ID);
     this.partitionType = partitionField == null ? null : partitionField.type().asStructType();
+    this.parents = TypeUtil.indexParents(factory.tableSchema().asStruct());
   }
 
   @Override
@@ -90,9 +94,13 @@ final class FloeRowReader implements PartitionReader<InternalRow> {
     GenericDeleteFilter deletes =
         new GenericDeleteFilter(factory.io(), task, factory.tableSchema(), factory.readSchema());
     Schema fileProjection = deletes.requiredSchema();
-    Map<Integer, ?> constants =
-        PartitionUtil.constantsMap(
-            task, partitionType, IdentityPartitionConverters::convertConstant);
+    Map<Integer, Object> constants =
+        new HashMap<>(
+            PartitionUtil.constantsMap(
+                task, partitionType, IdentityPartitionConverters::convertConstant));
+    // a constant for a field inside a struct would make the reader build that struct even in rows
+    // where it is NULL; such fields are read from the file, which always holds them
+    constants.keySet().removeIf(parents::containsKey);
     InputFile input = factory.io().newInputFile(task.file());
     CloseableIterable<Record> records =
         FormatModelRegistry.<Record, Schema>readBuilder(task.file().format(), Record.class, input)

@@ -9,6 +9,7 @@ import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.PositionDeletesTable;
 import org.apache.iceberg.ScanTaskGroup;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -52,6 +53,11 @@ final class ScanPlanner {
       ReadOptions options) {
     if (dataTable && snapshotId == null) {
       return List.of();
+    }
+    if (table instanceof PositionDeletesTable) {
+      // Iceberg plans this table only as a batch scan of delete-file tasks, not as file tasks
+      throw new UnsupportedOperationException(
+          "Cannot read " + table.name() + ": the position_deletes metadata table is not supported");
     }
     long start = System.nanoTime();
     Schema planningSchema = dataTable ? planningSchema(table, snapshotId) : table.schema();

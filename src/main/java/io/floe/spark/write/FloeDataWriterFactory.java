@@ -28,7 +28,7 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
    * @param spec the partition spec files are written with
    * @param targetFileSizeBytes data files roll over at this size
    * @param fanoutEnabled whether one file per partition stays open (any input order)
-   * @param commitId the write's commit id, part of every file name
+   * @param commitId the write's commit id (shown in plans; file names carry their own random id)
    */
   public FloeDataWriterFactory(
       Table table,

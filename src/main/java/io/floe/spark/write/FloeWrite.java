@@ -1,20 +1,52 @@
 package io.floe.spark.write;
 
+import io.floe.spark.commit.CommitStats;
 import java.io.Serializable;
 import java.util.Objects;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
-import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 
-/** A planned write: what it writes and how it will commit, fixed on the driver. */
-public final class FloeWrite implements Write, Serializable {
+/**
+ * A planned write: what it writes, how Spark must distribute and order its rows ({@link
+ * WriteDistribution}) and how it will commit, fixed on the driver.
+ */
+public final class FloeWrite implements RequiresDistributionAndOrdering, Serializable {
   private final WriteContext context;
+  private final WriteDistribution distribution;
+  // filled by the batch write's commit, read by Spark for the UI after the commit or its failure
+  private final CommitStats commitStats = new CommitStats();
 
   public FloeWrite(WriteContext context) {
     this.context = Objects.requireNonNull(context, "context is null");
+    this.distribution = WriteDistribution.of(context);
   }
 
   public WriteContext context() {
     return context;
+  }
+
+  @Override
+  public Distribution requiredDistribution() {
+    return distribution.distribution();
+  }
+
+  @Override
+  public boolean distributionStrictlyRequired() {
+    return distribution.strictlyRequired();
+  }
+
+  @Override
+  public long advisoryPartitionSizeInBytes() {
+    return distribution.advisoryPartitionSizeBytes();
+  }
+
+  @Override
+  public SortOrder[] requiredOrdering() {
+    return distribution.ordering();
   }
 
   @Override
@@ -24,7 +56,17 @@ public final class FloeWrite implements Write, Serializable {
 
   @Override
   public BatchWrite toBatch() {
-    return new FloeBatchWrite(context);
+    return new FloeBatchWrite(context, commitStats);
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return WriteMetrics.supported();
+  }
+
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    return WriteMetrics.driverValues(commitStats);
   }
 
   @Override

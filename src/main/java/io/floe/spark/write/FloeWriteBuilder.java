@@ -72,7 +72,8 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
   @Override
   public Write build() {
     WriteOptions options =
-        WriteOptions.resolve(info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
+        WriteOptions.resolve(
+            table.name(), info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
     SchemaCheck.check(table.name(), table.schema(), info.schema());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());

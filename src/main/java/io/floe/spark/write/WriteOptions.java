@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.TableProperties;
 import org.apache.spark.sql.internal.SQLConf;
 
@@ -19,22 +20,51 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param fanoutEnabled keep one open file per partition so input may come in any order ({@code
  *     fanout-enabled}, {@code write.spark.fanout.enabled})
  * @param branch the branch to commit to ({@code branch}), or null for main
+ * @param distributionMode how rows are spread over writer tasks ({@code distribution-mode}, {@code
+ *     write.distribution-mode}: none, hash or range), or null for the table's default (see {@link
+ *     WriteDistribution})
+ * @param advisoryPartitionSizeBytes the shuffle partition size to ask Spark for when rows are
+ *     distributed ({@code advisory-partition-size}, {@code
+ *     write.spark.advisory-partition-size-bytes}), or 0 for Spark's own
+ *     ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes})
+ * @param pathBased whether the write names its table by location ({@code path}, as {@code
+ *     format("floe").save(location)} does): Spark then has no function catalog to compute
+ *     partition transforms with, so only identity columns can be distributed and ordered by
  */
 public record WriteOptions(
-    String commitId, long targetFileSizeBytes, boolean fanoutEnabled, String branch)
+    String commitId,
+    long targetFileSizeBytes,
+    boolean fanoutEnabled,
+    String branch,
+    DistributionMode distributionMode,
+    long advisoryPartitionSizeBytes,
+    boolean pathBased)
     implements Serializable {
 
   public static final String COMMIT_ID = "commit-id";
   public static final String TARGET_FILE_SIZE_BYTES = "target-file-size-bytes";
   public static final String FANOUT_ENABLED = "fanout-enabled";
   public static final String BRANCH = "branch";
+  public static final String DISTRIBUTION_MODE = "distribution-mode";
+  public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
   /** The prefix of session confs that set a write option for every write. */
   public static final String SESSION_PREFIX = "spark.floe.write.";
   /** The table property that turns the fanout writer on. */
   public static final String FANOUT_PROPERTY = "write.spark.fanout.enabled";
+  /** The table property that sets the advisory shuffle partition size for writes. */
+  public static final String ADVISORY_PARTITION_SIZE_PROPERTY =
+      "write.spark.advisory-partition-size-bytes";
 
   private static final Set<String> KNOWN =
-      Set.of(COMMIT_ID, TARGET_FILE_SIZE_BYTES, FANOUT_ENABLED, BRANCH, "path", "paths");
+      Set.of(
+          COMMIT_ID,
+          TARGET_FILE_SIZE_BYTES,
+          FANOUT_ENABLED,
+          BRANCH,
+          DISTRIBUTION_MODE,
+          ADVISORY_PARTITION_SIZE,
+          "path",
+          "paths");
 
   public WriteOptions {
     if (commitId != null && commitId.isBlank()) {
@@ -44,15 +74,25 @@ public record WriteOptions(
       throw new IllegalArgumentException(
           "Cannot write: target-file-size-bytes must be positive, not " + targetFileSizeBytes);
     }
+    if (advisoryPartitionSizeBytes < 0) {
+      throw new IllegalArgumentException(
+          "Cannot write: advisory-partition-size must be positive, not " + advisoryPartitionSizeBytes);
+    }
   }
 
   /**
    * Resolves the options of one write.
    *
-   * @throws IllegalArgumentException for an unknown option or a value that does not parse
+   * @param tableName the table written, named in error messages
+   * @throws IllegalArgumentException for an unknown option or a value that does not parse; the
+   *     message names the table and the option
    */
   public static WriteOptions resolve(
-      Map<String, String> options, SQLConf session, Map<String, String> tableProperties) {
+      String tableName,
+      Map<String, String> options,
+      SQLConf session,
+      Map<String, String> tableProperties) {
+    Objects.requireNonNull(tableName, "tableName is null");
     Objects.requireNonNull(options, "options is null");
     Set<String> unknown = new TreeSet<>();
     options.keySet().forEach(key -> {
@@ -62,18 +102,61 @@ public record WriteOptions(
     });
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
-          "Cannot write: unknown write option(s) " + unknown + "; known options are " + new TreeSet<>(KNOWN));
+          "Cannot write to " + tableName + ": unknown write option(s) " + unknown
+              + "; known options are " + new TreeSet<>(KNOWN));
     }
     Map<String, String> table = tableProperties == null ? Map.of() : tableProperties;
     String commitId = value(options, session, COMMIT_ID, null);
+    if (commitId != null && commitId.isBlank()) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + tableName + ": option '" + COMMIT_ID + "' must not be blank");
+    }
     String size = value(options, session, TARGET_FILE_SIZE_BYTES, table.get(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES));
+    long targetFileSize =
+        size == null
+            ? TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT
+            : parseLong(tableName, TARGET_FILE_SIZE_BYTES, size);
+    if (targetFileSize <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + tableName + ": option '" + TARGET_FILE_SIZE_BYTES
+              + "' must be positive, not " + targetFileSize);
+    }
     String fanout = value(options, session, FANOUT_ENABLED, table.get(FANOUT_PROPERTY));
     String branch = value(options, session, BRANCH, null);
+    String distribution =
+        value(options, session, DISTRIBUTION_MODE, table.get(TableProperties.WRITE_DISTRIBUTION_MODE));
+    String advisory =
+        value(options, session, ADVISORY_PARTITION_SIZE, table.get(ADVISORY_PARTITION_SIZE_PROPERTY));
     return new WriteOptions(
         commitId,
-        size == null ? TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT : parseLong(TARGET_FILE_SIZE_BYTES, size),
-        fanout != null && parseBoolean(FANOUT_ENABLED, fanout),
-        branch);
+        targetFileSize,
+        fanout != null && parseBoolean(tableName, FANOUT_ENABLED, fanout),
+        branch,
+        distribution == null ? null : parseMode(tableName, distribution),
+        advisory == null ? 0L : parsePositiveLong(tableName, ADVISORY_PARTITION_SIZE, advisory),
+        options.keySet().stream()
+            .anyMatch(key -> key.equalsIgnoreCase("path") || key.equalsIgnoreCase("paths")));
+  }
+
+  private static DistributionMode parseMode(String tableName, String value) {
+    for (DistributionMode mode : DistributionMode.values()) {
+      if (mode.modeName().equalsIgnoreCase(value.trim())) {
+        return mode;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Cannot write to " + tableName + ": option '" + DISTRIBUTION_MODE
+            + "' must be none, hash or range, not '" + value + "'");
+  }
+
+  private static long parsePositiveLong(String tableName, String option, String value) {
+    long parsed = parseLong(tableName, option, value);
+    if (parsed <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + tableName + ": option '" + option + "' must be positive, not '"
+              + value + "'");
+    }
+    return parsed;
   }
 
   private static String value(
@@ -92,20 +175,22 @@ public record WriteOptions(
     return fallback;
   }
 
-  private static long parseLong(String option, String value) {
+  private static long parseLong(String tableName, String option, String value) {
     try {
       return Long.parseLong(value.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "Cannot write: option '" + option + "' must be a whole number, not '" + value + "'", e);
+          "Cannot write to " + tableName + ": option '" + option + "' must be a whole number, not '"
+              + value + "'", e);
     }
   }
 
-  private static boolean parseBoolean(String option, String value) {
+  private static boolean parseBoolean(String tableName, String option, String value) {
     String normalized = value.trim().toLowerCase(Locale.ROOT);
     if (!normalized.equals("true") && !normalized.equals("false")) {
       throw new IllegalArgumentException(
-          "Cannot write: option '" + option + "' must be true or false, not '" + value + "'");
+          "Cannot write to " + tableName + ": option '" + option + "' must be true or false, not '"
+              + value + "'");
     }
     return Boolean.parseBoolean(normalized);
   }

@@ -1,0 +1,71 @@
+package io.floe.spark.functions;
+
+import org.apache.iceberg.transforms.Transforms;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SerializableFunction;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.catalog.functions.BoundFunction;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * {@code months(date | timestamp | timestamp_ntz)}: Iceberg's month transform, whole months since 1970-01
+ * (1969-12 is -1). NULL in, NULL out.
+ */
+public final class MonthsFunction extends TimeFunction {
+  static final String NAME = "months";
+
+  public MonthsFunction() {
+    super(NAME, true);
+  }
+
+  @Override
+  BoundFunction forDate() {
+    return new FromDate();
+  }
+
+  @Override
+  BoundFunction forTimestamp(DataType type) {
+    return new FromTimestamp(type);
+  }
+
+  /** For dates, given to the magic method as days since 1970-01-01. */
+  public static final class FromDate extends BoundTransform<Integer> {
+    private static final long serialVersionUID = 1L;
+    private static final SerializableFunction<Integer, Integer> TRANSFORM =
+        Transforms.<Integer>month().bind(Types.DateType.get());
+
+    FromDate() {
+      super(NAME, new DataType[] {DataTypes.DateType}, DataTypes.IntegerType);
+    }
+
+    public static int invoke(int days) {
+      return TRANSFORM.apply(days);
+    }
+
+    @Override
+    public Integer produceResult(InternalRow input) {
+      return input.isNullAt(0) ? null : invoke(input.getInt(0));
+    }
+  }
+
+  /** For timestamps with or without time zone, given as microseconds since 1970-01-01T00:00. */
+  public static final class FromTimestamp extends BoundTransform<Integer> {
+    private static final long serialVersionUID = 1L;
+    private static final SerializableFunction<Long, Integer> TRANSFORM =
+        Transforms.<Long>month().bind(Types.TimestampType.withZone());
+
+    FromTimestamp(DataType type) {
+      super(NAME, new DataType[] {type}, DataTypes.IntegerType);
+    }
+
+    public static int invoke(long micros) {
+      return TRANSFORM.apply(micros);
+    }
+
+    @Override
+    public Integer produceResult(InternalRow input) {
+      return input.isNullAt(0) ? null : invoke(input.getLong(0));
+    }
+  }
+}

@@ -1,0 +1,292 @@
+package io.floe.spark.write;
+
+import java.io.Serializable;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.NullOrder;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortField;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SortOrderUtil;
+import org.apache.spark.sql.connector.distributions.ClusteredDistribution;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.distributions.OrderedDistribution;
+import org.apache.spark.sql.connector.distributions.UnspecifiedDistribution;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.NullOrdering;
+import org.apache.spark.sql.connector.expressions.SortDirection;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+
+/**
+ * How Spark must spread a write's rows over writer tasks and order them within each task, worked
+ * out once on the driver from the table's partition spec and sort order and the write's options.
+ *
+ * <p>The distribution mode is the {@code distribution-mode} option or {@code
+ * write.distribution-mode} property; by default it is {@code range} for a table with a sort order,
+ * {@code hash} for a partitioned table and {@code none} otherwise.
+ *
+ * <ul>
+ *   <li>{@code none}: rows stay in the tasks they come from.
+ *   <li>{@code hash}: rows are clustered by the partition transforms, so each table partition is
+ *       written by one task, or by a few where Spark's adaptive execution splits a large one (the
+ *       distribution is not strictly required).
+ *   <li>{@code range}: rows are range-partitioned by the partition transforms, then the table's sort
+ *       order; strictly, so that the files of a partition hold disjoint ranges.
+ * </ul>
+ *
+ * <p>Each task's rows are sorted by the partition transforms whenever the writers are clustered
+ * (fanout off), whatever the mode, so that a clustered writer sees each table partition's rows
+ * together; and by the table's sort order (after the partition transforms) whenever the table has
+ * one. Every transform kind is expressed as a call of the catalog's transform functions ({@link
+ * io.floe.spark.functions.FloeFunctions}), which compute Iceberg's exact partition values. Where a
+ * transform cannot be expressed so (a bucket of a uuid column, which Spark sees as a string; a
+ * transform Floe does not know; any non-identity transform of a path-based write, for which Spark
+ * offers no function catalog) it is left out, and the writers cope with rows that arrive
+ * unclustered (see {@link ClusteredOrFanoutWriter}).
+ *
+ * <p>The advisory partition size is passed to Spark only when rows are distributed; 0 leaves
+ * Spark's own ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes}), used by adaptive
+ * execution to coalesce or split shuffle partitions.
+ */
+public final class WriteDistribution implements Serializable {
+  private static final long serialVersionUID = 1L;
+  private static final Pattern WITH_ARGUMENT = Pattern.compile("(bucket|truncate)\\[(\\d+)]");
+
+  private final DistributionMode mode;
+  private final Distribution distribution;
+  private final SortOrder[] ordering;
+  private final long advisoryPartitionSizeBytes;
+
+  private WriteDistribution(
+      DistributionMode mode,
+      Distribution distribution,
+      SortOrder[] ordering,
+      long advisoryPartitionSizeBytes) {
+    this.mode = mode;
+    this.distribution = distribution;
+    this.ordering = ordering;
+    this.advisoryPartitionSizeBytes = advisoryPartitionSizeBytes;
+  }
+
+  /** Works out the distribution and ordering of a planned write. */
+  public static WriteDistribution of(WriteContext context) {
+    Objects.requireNonNull(context, "context is null");
+    return of(context.schema(), context.spec(), context.table().sortOrder(), context.options());
+  }
+
+  /**
+   * Works out the distribution and ordering for rows of {@code schema} written with {@code spec}
+   * into a table sorted by {@code sortOrder}.
+   */
+  public static WriteDistribution of(
+      Schema schema,
+      PartitionSpec spec,
+      org.apache.iceberg.SortOrder sortOrder,
+      WriteOptions options) {
+    Objects.requireNonNull(schema, "schema is null");
+    Objects.requireNonNull(spec, "spec is null");
+    Objects.requireNonNull(sortOrder, "sortOrder is null");
+    Objects.requireNonNull(options, "options is null");
+    ToSpark toSpark = new ToSpark(schema, !options.pathBased());
+
+    List<Expression> clustering = new ArrayList<>();
+    for (PartitionField field : spec.fields()) {
+      Expression expression = toSpark.transform(field.transform().toString(), field.sourceId());
+      if (expression != null) {
+        clustering.add(expression);
+      }
+    }
+    boolean partitioned = spec.fields().stream().anyMatch(field -> !field.transform().isVoid());
+    boolean sorted = !sortOrder.isUnsorted();
+    SortOrder[] partitionOrdering =
+        toSpark.ordering(spec, org.apache.iceberg.SortOrder.unsorted());
+    SortOrder[] fullOrdering =
+        sorted ? toSpark.ordering(spec, sortOrder) : partitionOrdering;
+
+    DistributionMode mode = options.distributionMode();
+    if (mode == null) {
+      mode = sorted ? DistributionMode.RANGE : partitioned ? DistributionMode.HASH : DistributionMode.NONE;
+    }
+    Distribution distribution =
+        switch (mode) {
+          case NONE -> Distributions.unspecified();
+          case HASH ->
+              clustering.isEmpty()
+                  ? Distributions.unspecified()
+                  : Distributions.clustered(clustering.toArray(new Expression[0]));
+          case RANGE ->
+              fullOrdering.length == 0
+                  ? Distributions.unspecified()
+                  : Distributions.ordered(fullOrdering);
+        };
+    SortOrder[] ordering =
+        sorted ? fullOrdering : options.fanoutEnabled() ? new SortOrder[0] : partitionOrdering;
+    long advisory =
+        distribution instanceof UnspecifiedDistribution
+            ? 0L
+            : options.advisoryPartitionSizeBytes();
+    return new WriteDistribution(mode, distribution, ordering, advisory);
+  }
+
+  /** The distribution mode in effect, after the table's default was applied. */
+  public DistributionMode mode() {
+    return mode;
+  }
+
+  /** How rows are spread over writer tasks. */
+  public Distribution distribution() {
+    return distribution;
+  }
+
+  /**
+   * Whether Spark must keep to the distribution exactly: for range, whose point is disjoint
+   * ranges; a hash distribution may have a large table partition split over several tasks.
+   */
+  public boolean strictlyRequired() {
+    return mode == DistributionMode.RANGE;
+  }
+
+  /** How each task's rows are sorted; empty for no order. */
+  public SortOrder[] ordering() {
+    return ordering.clone();
+  }
+
+  /** The shuffle partition size to ask Spark for, or 0 for Spark's own. */
+  public long advisoryPartitionSizeBytes() {
+    return advisoryPartitionSizeBytes;
+  }
+
+  @Override
+  public String toString() {
+    return "WriteDistribution{mode="
+        + mode.modeName()
+        + ", distribution="
+        + describe(distribution)
+        + ", ordering="
+        + describe(ordering)
+        + ", advisoryPartitionSizeBytes="
+        + advisoryPartitionSizeBytes
+        + "}";
+  }
+
+  private static String describe(Distribution distribution) {
+    if (distribution instanceof ClusteredDistribution clustered) {
+      return "clustered" + describe(clustered.clustering());
+    } else if (distribution instanceof OrderedDistribution ordered) {
+      return "ordered" + describe(ordered.ordering());
+    }
+    return "unspecified";
+  }
+
+  private static String describe(Expression[] expressions) {
+    return Arrays.stream(expressions).map(Expression::describe).collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  /** Turns Iceberg transforms of schema columns into Spark connector expressions. */
+  private static final class ToSpark {
+    private final Schema schema;
+    private final boolean functions;
+    private final Map<Integer, Integer> parents;
+
+    ToSpark(Schema schema, boolean functions) {
+      this.schema = schema;
+      this.functions = functions;
+      this.parents = TypeUtil.indexParents(schema.asStruct());
+    }
+
+    /**
+     * The order that clusters rows by the spec's partitions and then sorts them by {@code
+     * sortOrder} (Iceberg's own merge of the two, which leaves out partition fields the sort order
+     * already clusters by), as far as Spark can evaluate it; empty if Iceberg cannot merge them.
+     */
+    SortOrder[] ordering(PartitionSpec spec, org.apache.iceberg.SortOrder sortOrder) {
+      org.apache.iceberg.SortOrder order;
+      try {
+        order = SortOrderUtil.buildSortOrder(schema, spec, sortOrder);
+      } catch (UnsupportedOperationException | IllegalArgumentException e) {
+        // a transform Iceberg itself does not know: nothing Spark could sort by either
+        return new SortOrder[0];
+      }
+      List<SortOrder> orders = new ArrayList<>();
+      for (SortField field : order.fields()) {
+        Expression expression = transform(field.transform().toString(), field.sourceId());
+        if (expression == null) {
+          break;
+        }
+        orders.add(
+            Expressions.sort(
+                expression,
+                field.direction() == org.apache.iceberg.SortDirection.ASC
+                    ? SortDirection.ASCENDING
+                    : SortDirection.DESCENDING,
+                field.nullOrder() == NullOrder.NULLS_FIRST
+                    ? NullOrdering.NULLS_FIRST
+                    : NullOrdering.NULLS_LAST));
+      }
+      return orders.toArray(new SortOrder[0]);
+    }
+
+    /**
+     * The Spark expression computing an Iceberg transform (named as in table metadata, such as
+     * {@code bucket[16]}) of a column, or null if Spark cannot compute it here.
+     */
+    Expression transform(String transform, int sourceId) {
+      Types.NestedField source = schema.findField(sourceId);
+      if (source == null) {
+        return null;
+      }
+      String column = quotedName(sourceId);
+      if (transform.equals("identity")) {
+        return Expressions.column(column);
+      }
+      if (!functions) {
+        return null;
+      }
+      Matcher withArgument = WITH_ARGUMENT.matcher(transform);
+      if (withArgument.matches()) {
+        int argument = Integer.parseInt(withArgument.group(2));
+        if (withArgument.group(1).equals("bucket")) {
+          // Spark holds uuids as strings, whose bucket is not the uuid's
+          return source.type().typeId() == Type.TypeID.UUID
+              ? null
+              : Expressions.bucket(argument, column);
+        }
+        return Expressions.apply(
+            "truncate", Expressions.literal(argument), Expressions.column(column));
+      }
+      return switch (transform) {
+        case "year" -> Expressions.years(column);
+        case "month" -> Expressions.months(column);
+        case "day" -> Expressions.days(column);
+        case "hour" -> Expressions.hours(column);
+        default -> null;
+      };
+    }
+
+    /** The column's path with every part quoted, as Spark's identifier parser reads it. */
+    private String quotedName(int fieldId) {
+      Deque<String> parts = new ArrayDeque<>();
+      Integer id = fieldId;
+      while (id != null) {
+        parts.addFirst("`" + schema.findField(id).name().replace("`", "``") + "`");
+        id = parents.get(id);
+      }
+      return String.join(".", parts);
+    }
+  }
+}

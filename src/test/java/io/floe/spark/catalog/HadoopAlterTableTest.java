@@ -1,0 +1,9 @@
+package io.floe.spark.catalog;
+
+/** {@link AlterTableSuite} on a Hadoop catalog. */
+class HadoopAlterTableTest extends AlterTableSuite {
+  @Override
+  protected TestCatalog testCatalog() {
+    return TestCatalog.HADOOP;
+  }
+}

@@ -1,0 +1,9 @@
+package io.floe.spark.catalog;
+
+/** {@link AlterTableSuite} on a JDBC catalog. */
+class JdbcAlterTableTest extends AlterTableSuite {
+  @Override
+  protected TestCatalog testCatalog() {
+    return TestCatalog.JDBC;
+  }
+}

@@ -1,0 +1,186 @@
+package io.floe.spark.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.SparkTestBase;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Schema freshness after ALTER TABLE without a write, and time travel by snapshot id, timestamp,
+ * branch and tag through SQL and through the DataFrame read options, before and after a schema
+ * change; writing to a branch with the {@code branch} write option.
+ */
+class TimeTravelTest extends SparkTestBase {
+  /** Snapshots of {@code floe.db.travel}: ids 1; 1,2; 1,2,3 (the last after ADD COLUMN extra). */
+  private static long first;
+  private static long second;
+  private static long third;
+  private static long secondMillis;
+
+  @BeforeAll
+  static void createTable() throws InterruptedException {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
+    sql("CREATE TABLE floe.db.travel (id BIGINT, data STRING) USING iceberg");
+    sql("INSERT INTO floe.db.travel VALUES (1, 'one')");
+    first = icebergTable("db.travel").currentSnapshot().snapshotId();
+    Thread.sleep(10);
+    sql("INSERT INTO floe.db.travel VALUES (2, 'two')");
+    Snapshot snapshot = icebergTable("db.travel").currentSnapshot();
+    second = snapshot.snapshotId();
+    secondMillis = snapshot.timestampMillis();
+    Thread.sleep(10);
+    sql("ALTER TABLE floe.db.travel ADD COLUMN extra STRING");
+    sql("INSERT INTO floe.db.travel VALUES (3, 'three', 'x')");
+    third = icebergTable("db.travel").currentSnapshot().snapshotId();
+
+    Table table = icebergTable("db.travel");
+    table.manageSnapshots().createBranch("early", first).createTag("two_rows", second).commit();
+  }
+
+  @Test
+  void addedColumnReadsNullWithoutAWriteAndOldSnapshotKeepsItsSchema() {
+    sql("CREATE TABLE floe.db.fresh (id BIGINT, data STRING) USING iceberg");
+    sql("INSERT INTO floe.db.fresh VALUES (1, 'a')");
+    long before = icebergTable("db.fresh").currentSnapshot().snapshotId();
+    sql("ALTER TABLE floe.db.fresh ADD COLUMN email STRING");
+
+    Dataset<Row> all = spark.sql("SELECT * FROM floe.db.fresh");
+    assertThat(all.columns()).containsExactly("id", "data", "email");
+    assertThat(all.collectAsList()).containsExactly(RowFactory.create(1L, "a", null));
+    assertThat(sql("SELECT id FROM floe.db.fresh WHERE email IS NULL"))
+        .containsExactly(RowFactory.create(1L));
+    assertThat(sql("SELECT email FROM floe.db.fresh")).containsExactly(RowFactory.create((Object) null));
+
+    Dataset<Row> old = spark.sql("SELECT * FROM floe.db.fresh VERSION AS OF " + before);
+    assertThat(old.columns()).containsExactly("id", "data");
+    assertThat(old.collectAsList()).containsExactly(RowFactory.create(1L, "a"));
+  }
+
+  @Test
+  void renamedDroppedAndWidenedColumnsAreSeenWithoutAWrite() {
+    sql("CREATE TABLE floe.db.reshaped (id INT, data STRING, gone STRING) USING iceberg");
+    sql("INSERT INTO floe.db.reshaped VALUES (1, 'a', 'x')");
+    long before = icebergTable("db.reshaped").currentSnapshot().snapshotId();
+    sql("ALTER TABLE floe.db.reshaped RENAME COLUMN data TO label");
+    sql("ALTER TABLE floe.db.reshaped DROP COLUMN gone");
+    sql("ALTER TABLE floe.db.reshaped ALTER COLUMN id TYPE BIGINT");
+
+    Dataset<Row> all = spark.sql("SELECT * FROM floe.db.reshaped");
+    assertThat(all.columns()).containsExactly("id", "label");
+    assertThat(all.schema().apply("id").dataType()).isEqualTo(DataTypes.LongType);
+    assertThat(all.collectAsList()).containsExactly(RowFactory.create(1L, "a"));
+    assertThat(sql("SELECT label FROM floe.db.reshaped WHERE label = 'a'"))
+        .containsExactly(RowFactory.create("a"));
+
+    Dataset<Row> old = spark.sql("SELECT * FROM floe.db.reshaped VERSION AS OF " + before);
+    assertThat(old.columns()).containsExactly("id", "data", "gone");
+    assertThat(old.collectAsList()).containsExactly(RowFactory.create(1, "a", "x"));
+  }
+
+  @Test
+  void versionAsOfSnapshotIdReadsThatSnapshotWithItsSchema() {
+    Dataset<Row> atFirst = spark.sql("SELECT * FROM floe.db.travel VERSION AS OF " + first);
+    assertThat(atFirst.columns()).containsExactly("id", "data");
+    assertThat(atFirst.collectAsList()).containsExactly(RowFactory.create(1L, "one"));
+
+    Dataset<Row> atThird = spark.sql("SELECT * FROM floe.db.travel VERSION AS OF " + third + " ORDER BY id");
+    assertThat(atThird.columns()).containsExactly("id", "data", "extra");
+    assertThat(atThird.collectAsList())
+        .containsExactly(
+            RowFactory.create(1L, "one", null),
+            RowFactory.create(2L, "two", null),
+            RowFactory.create(3L, "three", "x"));
+  }
+
+  @Test
+  void timestampAsOfReadsTheSnapshotCurrentAtThatTime() {
+    Dataset<Row> atSecond =
+        spark.sql(
+            "SELECT * FROM floe.db.travel TIMESTAMP AS OF timestamp_millis(" + secondMillis + ") ORDER BY id");
+    assertThat(atSecond.columns()).containsExactly("id", "data");
+    assertThat(atSecond.collectAsList())
+        .containsExactly(RowFactory.create(1L, "one"), RowFactory.create(2L, "two"));
+  }
+
+  @Test
+  void versionAsOfBranchOrTagReadsItsSnapshot() {
+    assertThat(sql("SELECT * FROM floe.db.travel VERSION AS OF 'early'"))
+        .containsExactly(RowFactory.create(1L, "one"));
+    assertThat(sql("SELECT * FROM floe.db.travel VERSION AS OF 'two_rows' ORDER BY id"))
+        .containsExactly(RowFactory.create(1L, "one"), RowFactory.create(2L, "two"));
+    assertThat(sql("SELECT count(*) FROM floe.db.travel VERSION AS OF 'main'"))
+        .containsExactly(RowFactory.create(3L));
+  }
+
+  @Test
+  void readOptionsPickTheSnapshotToRead() {
+    assertThat(ids(spark.read().option("snapshot-id", String.valueOf(first)).table("floe.db.travel")))
+        .containsExactly(1L);
+    assertThat(ids(spark.read().option("as-of-timestamp", String.valueOf(secondMillis)).table("floe.db.travel")))
+        .containsExactly(1L, 2L);
+    assertThat(ids(spark.read().option("branch", "early").table("floe.db.travel")))
+        .containsExactly(1L);
+    assertThat(ids(spark.read().option("tag", "two_rows").table("floe.db.travel")))
+        .containsExactly(1L, 2L);
+  }
+
+  @Test
+  void readOptionForAnOldSnapshotReadsItsRowsInTheReportedSchema() {
+    // The catalog reports the current schema before the scan sees the option, so an older
+    // snapshot's rows come back in the current schema with added columns as NULL.
+    Dataset<Row> df = spark.read().option("snapshot-id", String.valueOf(first)).table("floe.db.travel");
+    assertThat(df.columns()).containsExactly("id", "data", "extra");
+    assertThat(df.collectAsList()).containsExactly(RowFactory.create(1L, "one", null));
+  }
+
+  @Test
+  void writeWithBranchOptionLandsOnTheBranchOnly() throws Exception {
+    sql("CREATE TABLE floe.db.branched (id BIGINT, data STRING) USING iceberg");
+    sql("INSERT INTO floe.db.branched VALUES (1, 'main')");
+    Table table = icebergTable("db.branched");
+    long mainSnapshot = table.currentSnapshot().snapshotId();
+    table.manageSnapshots().createBranch("audit", mainSnapshot).commit();
+
+    StructType schema = new StructType().add("id", DataTypes.LongType).add("data", DataTypes.StringType);
+    spark.createDataFrame(List.of(RowFactory.create(2L, "audit")), schema)
+        .writeTo("floe.db.branched")
+        .option("branch", "audit")
+        .append();
+
+    assertThat(sql("SELECT * FROM floe.db.branched")).containsExactly(RowFactory.create(1L, "main"));
+    assertThat(sql("SELECT * FROM floe.db.branched VERSION AS OF 'audit' ORDER BY id"))
+        .containsExactly(RowFactory.create(1L, "main"), RowFactory.create(2L, "audit"));
+    Table reloaded = icebergTable("db.branched");
+    assertThat(reloaded.currentSnapshot().snapshotId()).isEqualTo(mainSnapshot);
+    assertThat(reloaded.snapshot("audit").parentId()).isEqualTo(mainSnapshot);
+  }
+
+  // helpers
+
+  private static List<Long> ids(Dataset<Row> df) {
+    List<Long> ids = new ArrayList<>();
+    for (Row row : df.select("id").orderBy("id").collectAsList()) {
+      ids.add(row.getLong(0));
+    }
+    return ids;
+  }
+
+  private static Table icebergTable(String name) {
+    FloeCatalog catalog =
+        (FloeCatalog) ((SparkSession) spark).sessionState().catalogManager().catalog("floe");
+    return catalog.icebergCatalog().loadTable(TableIdentifier.parse(name));
+  }
+}
