@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of Floe, the official iceberg-spark-runtime and Spark's own Parquet reader
+# (issue 10, first version). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
+# Environment: BENCH_ROWS (row count override), ROUNDS (default 3), HEAP (default 4g), FLOE_BUILD_DIR (default target-bench),
+#              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
+set -euo pipefail
+
+MODE=full
+ROWS=10000000
+for arg in "$@"; do
+  case "$arg" in
+    --quick) MODE=quick; ROWS=1000000 ;;
+    *) echo "Cannot run benchmarks: unknown argument '$arg' (usage: run.sh [--quick])" >&2; exit 2 ;;
+  esac
+done
+ROWS="${BENCH_ROWS:-$ROWS}"   # override for smoke tests
+
+BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+WORK="$BENCH_DIR/work"
+RESULTS="$BENCH_DIR/results"
+ROUNDS="${ROUNDS:-3}"
+HEAP="${HEAP:-4g}"
+BUILD_DIR="${FLOE_BUILD_DIR:-target-bench}"
+RUNTIME_JAR="${ICEBERG_RUNTIME_JAR:-$HOME/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.1_2.13/1.11.0/iceberg-spark-runtime-4.1_2.13-1.11.0.jar}"
+WAREHOUSE="$WORK/warehouse-$MODE-$ROWS"
+export SPARK_LOCAL_IP=127.0.0.1
+
+mkdir -p "$WORK" "$RESULTS"
+log() { echo "[bench $(date -u +%H:%M:%S)] $*" >&2; }
+
+if [[ ! -f "$RUNTIME_JAR" ]]; then
+  log "fetching the official runtime jar"
+  mvn -q -B dependency:get -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0
+fi
+if ! java -version 2>&1 | grep -q 'version "17'; then
+  log "warning: Spark 4.1 is tested here on Java 17; found: $(java -version 2>&1 | head -1)"
+fi
+
+# --- classpaths -------------------------------------------------------------------------------
+# Spark only (no Iceberg): from a tiny pom that depends on spark-sql alone.
+if [[ ! -s "$WORK/cp-spark.txt" || "$BENCH_DIR/spark-only/pom.xml" -nt "$WORK/cp-spark.txt" ]]; then
+  log "resolving the Spark classpath"
+  (cd "$BENCH_DIR/spark-only" && mvn -q -B dependency:build-classpath -Dmdep.outputFile="$WORK/cp-spark.txt")
+fi
+# Floe: Spark (provided) + Floe's compile deps, resolved together by the project pom.
+if [[ ! -s "$WORK/cp-floe.txt" || "$ROOT/pom.xml" -nt "$WORK/cp-floe.txt" ]]; then
+  log "resolving Floe's classpath"
+  (cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" dependency:build-classpath \
+      -Dmdep.includeScope=compile -Dmdep.outputFile="$WORK/cp-floe.txt")
+fi
+log "compiling Floe into $BUILD_DIR"
+(cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" compile)
+log "compiling the benchmark main"
+rm -rf "$WORK/bench-classes" && mkdir -p "$WORK/bench-classes"
+javac -nowarn -d "$WORK/bench-classes" -cp "$(cat "$WORK/cp-spark.txt")" \
+  "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java
+
+CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"
+CP_OFFICIAL="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")"
+CP_FLOE="$WORK/bench-classes:$ROOT/$BUILD_DIR/classes:$(cat "$WORK/cp-floe.txt")"
+
+JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
+# shellcheck disable=SC2086
+jvm() { # jvm <classpath> <args...>
+  local cp="$1"; shift
+  java -Xmx"$HEAP" $JVM_FLAGS -Dlog4j2.level=warn -cp "$cp" io.floe.spark.bench.BenchMain "$@"
+}
+
+# --- data -------------------------------------------------------------------------------------
+if [[ ! -f "$WAREHOUSE/.rows-$ROWS" ]]; then
+  log "generating $ROWS rows into $WAREHOUSE with the official runtime"
+  rm -rf "$WAREHOUSE"
+  mkdir -p "$WAREHOUSE"
+  jvm "$CP_OFFICIAL" generate "$WAREHOUSE" "$ROWS" 2> "$WORK/generate.log" | grep '^GENERATED'
+  touch "$WAREHOUSE/.rows-$ROWS"
+else
+  log "reusing $WAREHOUSE"
+fi
+
+# --- runs -------------------------------------------------------------------------------------
+RAW="$WORK/raw-$MODE.txt"
+: > "$RAW"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+SCENARIOS=(fullscan selective aggregate insert)
+run_engine() { # run_engine <engine> <round>
+  local engine="$1" round="$2" cp
+  case "$engine" in
+    floe) cp="$CP_FLOE" ;; official) cp="$CP_OFFICIAL" ;; parquet) cp="$CP_SPARK" ;;
+  esac
+  local scen=("${SCENARIOS[@]}")
+  [[ "$engine" == parquet ]] && scen=(fullscan)
+  log "round $round: $engine (${scen[*]})"
+  jvm "$cp" run "$engine" "$WAREHOUSE" "${scen[@]}" 2> "$WORK/run-$engine-$round.log" \
+    | grep '^RESULT' | tee -a "$RAW" >&2
+}
+for ((r = 1; r <= ROUNDS; r++)); do
+  # alternate which engine goes first
+  if ((r % 2 == 1)); then order=(floe official parquet); else order=(official floe parquet); fi
+  for e in "${order[@]}"; do run_engine "$e" "$r"; done
+done
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- report -----------------------------------------------------------------------------------
+STAMP="$(date -u +%Y-%m-%d)"
+OUT="$RESULTS/$STAMP-$MODE.md"
+{
+  echo "# Benchmark results: $MODE ($ROWS rows), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "- Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/^Mem:/ {print $2}') GB memory"
+  echo "- Java: $(java -version 2>&1 | head -1)"
+  echo "- Spark local[2], driver heap $HEAP, $ROUNDS rounds, one JVM per engine per round (alternating)"
+  echo "- Load average (1/5/15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER"
+  echo "- Official runtime: $(basename "$RUNTIME_JAR")"
+  echo
+  python3 "$BENCH_DIR/report.py" "$RAW"
+  echo
+  echo "Raw runs (scenario engine seconds answer):"
+  echo
+  echo '```'
+  sed 's/^RESULT //' "$RAW"
+  echo '```'
+} > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+python3 "$BENCH_DIR/report.py" "$RAW"
+log "written $OUT"
