@@ -17,7 +17,7 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  * STARTS_WITH) into the rows where it is TRUE and the rows where it is FALSE.
  *
  * <p>The expressions are written so that each Iceberg evaluator gets them right, because Iceberg's
- * evaluators disagree with Spark and with each other in four places:
+ * evaluators disagree with Spark and with each other in five places:
  *
  * <ul>
  *   <li>NULL: Iceberg's row {@code Evaluator} and {@code ResidualEvaluator} order NULL before every
@@ -34,6 +34,12 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  *       both.
  *   <li>String IN: Iceberg's row evaluator throws when it looks a NULL up in a set of strings, so a
  *       string IN tests {@code notNull} first (its AND skips the right side of a false left side).
+ *   <li>STARTS_WITH and truncate: Iceberg's truncate transform cuts strings after a number of code
+ *       points, but projects {@code startsWith} onto a truncated partition by the prefix's number
+ *       of UTF-16 chars, so a prefix with a supplementary character (one code point, two chars)
+ *       of as many chars as the width becomes an equality and prunes matching files: with {@code
+ *       truncate(s, 2)}, {@code startsWith(s, "𝄞")} skips the partition {@code "𝄞a"}. A prefix
+ *       with a supplementary character is therefore not converted.
  * </ul>
  */
 final class LeafPredicates {
@@ -279,6 +285,7 @@ final class LeafPredicates {
     }
     String name = column.get().name();
     return LiteralValues.convert(literal, column.get().type())
+        .filter(value -> value.kind() == LiteralValues.Kind.NULL || countsCharsAsCodePoints(value))
         .map(
             value ->
                 value.kind() == LiteralValues.Kind.NULL
@@ -288,6 +295,12 @@ final class LeafPredicates {
                         Expressions.and(
                             notNull(column.get()),
                             Expressions.notStartsWith(name, (String) value.value()))));
+  }
+
+  /** Whether a string has as many code points as chars: no supplementary characters. */
+  private static boolean countsCharsAsCodePoints(LiteralValues.Value value) {
+    String text = (String) value.value();
+    return text.codePointCount(0, text.length()) == text.length();
   }
 
   /** A boolean column used as a predicate is TRUE when the column is true. */

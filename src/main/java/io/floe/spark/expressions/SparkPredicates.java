@@ -22,9 +22,10 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  *
  * <p>Supported: {@code =}, {@code <=>}, {@code <>}, {@code <}, {@code <=}, {@code >}, {@code >=}
  * between a column and a literal (either order), {@code IN} with literals, {@code IS_NULL}, {@code
- * IS_NOT_NULL}, {@code STARTS_WITH} on string columns, a boolean column as a predicate, {@code
- * AND}, {@code OR}, {@code NOT}, {@code ALWAYS_TRUE} and {@code ALWAYS_FALSE}. A column may be a
- * nested struct field, and an int column may be widened to bigint by a cast; any other cast,
+ * IS_NOT_NULL}, {@code STARTS_WITH} on string columns (with a prefix free of supplementary
+ * characters, which Iceberg's truncate projection miscounts), a boolean column as a predicate,
+ * {@code AND}, {@code OR}, {@code NOT}, {@code ALWAYS_TRUE} and {@code ALWAYS_FALSE}. A column may
+ * be a nested struct field, and an int column may be widened to bigint by a cast; any other cast,
  * function or column-to-column comparison is not converted. Literals must have the Spark type the
  * column is read as.
  *

@@ -63,11 +63,28 @@ public final class FloeScanBuilder
       Optional<Expression> converted =
           SparkPredicates.convert(predicate, schema, options.caseSensitive());
       if (converted.isPresent()) {
-        pushed.add(predicate);
+        if (printable(predicate)) {
+          pushed.add(predicate);
+        }
         filter = Expressions.and(filter, converted.get());
       }
     }
     return predicates;
+  }
+
+  /**
+   * Whether Spark can print a predicate. Spark prints the pushed predicates while it optimizes a
+   * query, and its printing of a NULL binary literal ({@code bin IN (X'', NULL)}) fails an
+   * assertion, which fails the query; such a predicate still prunes files here but is not reported
+   * as pushed (Spark evaluates every predicate after the scan anyway).
+   */
+  private static boolean printable(Predicate predicate) {
+    try {
+      predicate.toString();
+      return true;
+    } catch (AssertionError | RuntimeException e) {
+      return false;
+    }
   }
 
   @Override

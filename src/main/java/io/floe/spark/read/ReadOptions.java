@@ -48,7 +48,11 @@ public record ReadOptions(
   private static final Set<String> KNOWN =
       Set.of(
           SPLIT_SIZE, LOOKBACK, FILE_OPEN_COST, SNAPSHOT_ID, AS_OF_TIMESTAMP, BRANCH, TAG, "path",
-          "paths");
+          "paths",
+          // Spark's own time travel options (spark.sql.timeTravelVersionKey and TimestampKey),
+          // which Spark resolves when it loads the table and then passes on to the scan
+          "versionasof",
+          "timestampasof");
 
   public ReadOptions {
     if (splitSize <= 0 || lookback <= 0 || openFileCost < 0) {

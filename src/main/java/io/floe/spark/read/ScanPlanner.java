@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -67,14 +68,24 @@ final class ScanPlanner {
             ? FilterNames.translate(filter, schema, planningSchema, options.caseSensitive())
                 .orElse(Expressions.alwaysTrue())
             : filter;
-    TableScan scan = table.newScan().caseSensitive(options.caseSensitive()).filter(planningFilter);
+    TableScan scan =
+        table
+            .newScan()
+            .caseSensitive(options.caseSensitive())
+            .filter(planningFilter)
+            .planWith(PlanningPool.get());
     if (dataTable) {
       scan = scan.useSnapshot(snapshotId);
     }
 
     List<FileScanTask> tasks = new ArrayList<>();
     try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
-      files.forEach(task -> tasks.add(renamed ? withResidualIn(schema, planningSchema, task) : task));
+      files.forEach(
+          task ->
+              tasks.add(
+                  renamed
+                      ? withResidualIn(schema, planningSchema, task)
+                      : withComputableResidual(task)));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan scan of " + table.name() + ": " + e.getMessage(), e);
     }
@@ -107,13 +118,45 @@ final class ScanPlanner {
   }
 
   /**
+   * The task itself when Iceberg can work out its residual, else the task with no residual. Iceberg's
+   * residual evaluator fails on some predicates over a NULL partition value (startsWith over a
+   * truncate partition holding NULL throws a NullPointerException); the residual only lets the
+   * reader skip row groups and Spark filters every row anyway, so such a task is read unfiltered
+   * rather than failing on the executor.
+   */
+  private static FileScanTask withComputableResidual(FileScanTask task) {
+    if (residualOrNull(task) != null) {
+      return task;
+    }
+    return new BaseFileScanTask(
+        task.file(),
+        task.deletes().toArray(new DeleteFile[0]),
+        SchemaParser.toJson(task.schema()),
+        PartitionSpecParser.toJson(task.spec()),
+        ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+  }
+
+  /** The task's residual, or null when Iceberg's residual evaluator fails on it. */
+  private static Expression residualOrNull(FileScanTask task) {
+    try {
+      return task.residual();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
    * The task with its residual in the names the reader projects. The residual only lets the reader
    * skip row groups, so one that cannot be carried over is dropped; Spark filters the rows anyway.
    */
   private static FileScanTask withResidualIn(
       Schema schema, Schema planningSchema, FileScanTask task) {
     Expression residual =
-        FilterNames.translate(task.residual(), planningSchema, schema, true)
+        FilterNames.translate(
+                Objects.requireNonNullElse(residualOrNull(task), Expressions.alwaysTrue()),
+                planningSchema,
+                schema,
+                true)
             .orElse(Expressions.alwaysTrue());
     return new BaseFileScanTask(
         task.file(),

@@ -8,6 +8,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -41,6 +42,7 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
   private final PartitioningWriter<Record, DataWriteResult> writer;
   private final PartitionKey partitionKey;
   private final InternalRecordWrapper wrapper;
+  private final TruncateOverflowCheck truncateCheck;
   private long rowsWritten;
   private boolean closed;
 
@@ -75,6 +77,8 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
     this.partitionKey = spec.isPartitioned() ? new PartitionKey(spec, factory.schema()) : null;
     this.wrapper =
         spec.isPartitioned() ? new InternalRecordWrapper(factory.schema().asStruct()) : null;
+    this.truncateCheck =
+        TruncateOverflowCheck.forSpec(factory.table().name(), spec, factory.schema());
   }
 
   @Override
@@ -84,7 +88,11 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
     if (partitionKey == null) {
       writer.write(record, spec, null);
     } else {
-      partitionKey.partition(wrapper.wrap(record));
+      StructLike wrapped = wrapper.wrap(record);
+      partitionKey.partition(wrapped);
+      if (truncateCheck != null) {
+        truncateCheck.check(wrapped, partitionKey);
+      }
       writer.write(record, spec, partitionKey);
     }
   }

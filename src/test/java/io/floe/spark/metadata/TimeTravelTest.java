@@ -1,6 +1,7 @@
 package io.floe.spark.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
@@ -144,6 +145,72 @@ class TimeTravelTest extends SparkTestBase {
     Dataset<Row> df = spark.read().option("snapshot-id", String.valueOf(first)).table("floe.db.travel");
     assertThat(df.columns()).containsExactly("id", "data", "extra");
     assertThat(df.collectAsList()).containsExactly(RowFactory.create(1L, "one", null));
+  }
+
+  @Test
+  void floeFormatResolvesTimeTravelOptionsAtLoadSoAnOldSnapshotKeepsItsSchema() {
+    Dataset<Row> byId =
+        spark.read().format("floe").option("snapshot-id", String.valueOf(first)).load("floe.db.travel");
+    assertThat(byId.columns()).containsExactly("id", "data");
+    assertThat(byId.collectAsList()).containsExactly(RowFactory.create(1L, "one"));
+
+    Dataset<Row> byTag = spark.read().format("floe").option("tag", "two_rows").load("floe.db.travel");
+    assertThat(byTag.columns()).containsExactly("id", "data");
+    assertThat(ids(byTag)).containsExactly(1L, 2L);
+
+    Dataset<Row> byBranch = spark.read().format("floe").option("branch", "early").load("floe.db.travel");
+    assertThat(byBranch.columns()).containsExactly("id", "data");
+    assertThat(ids(byBranch)).containsExactly(1L);
+
+    Dataset<Row> byTime =
+        spark.read().format("floe").option("as-of-timestamp", String.valueOf(secondMillis))
+            .load("floe.db.travel");
+    assertThat(byTime.columns()).containsExactly("id", "data");
+    assertThat(ids(byTime)).containsExactly(1L, 2L);
+
+    String location = icebergTable("db.travel").location();
+    Dataset<Row> byPath =
+        spark.read().format("floe").option("snapshot-id", String.valueOf(second)).load(location);
+    assertThat(byPath.columns()).containsExactly("id", "data");
+    assertThat(ids(byPath)).containsExactly(1L, 2L);
+
+    Dataset<Row> current = spark.read().format("floe").load("floe.db.travel");
+    assertThat(current.columns()).containsExactly("id", "data", "extra");
+    assertThat(ids(current)).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void sparksVersionAsOfOptionKeepsTheSnapshotsSchema() {
+    Dataset<Row> byId =
+        spark.read().option("versionAsOf", String.valueOf(first)).table("floe.db.travel");
+    assertThat(byId.columns()).containsExactly("id", "data");
+    assertThat(byId.collectAsList()).containsExactly(RowFactory.create(1L, "one"));
+    Dataset<Row> byBranch = spark.read().option("versionAsOf", "early").table("floe.db.travel");
+    assertThat(ids(byBranch)).containsExactly(1L);
+  }
+
+  @Test
+  void floeFormatWithBadTimeTravelOptionsNamesTheCause() {
+    assertThatThrownBy(() -> spark.read().format("floe").option("snapshot-id", "12x")
+            .load("floe.db.travel").collectAsList())
+        .hasMessageContaining("option 'snapshot-id' must be a number, not '12x'");
+    assertThatThrownBy(() -> spark.read().format("floe").option("tag", "two_rows")
+            .option("branch", "early").load("floe.db.travel").collectAsList())
+        .hasMessageContaining("set at most one of snapshot-id, as-of-timestamp, branch and tag");
+    assertThatThrownBy(() -> spark.read().format("floe").option("tag", "nope")
+            .load("floe.db.travel").collectAsList())
+        .hasMessageContaining("nope");
+    assertThatThrownBy(() -> spark.read().format("floe").load("floe.db.no_such_table"))
+        .hasMessageContaining("floe.db.no_such_table");
+  }
+
+  @Test
+  void floeFormatWritesToANamedTable() {
+    sql("CREATE TABLE floe.db.by_format (id BIGINT, data STRING) USING iceberg");
+    StructType schema = new StructType().add("id", DataTypes.LongType).add("data", DataTypes.StringType);
+    spark.createDataFrame(List.of(RowFactory.create(7L, "seven")), schema)
+        .write().format("floe").mode("append").save("floe.db.by_format");
+    assertThat(sql("SELECT * FROM floe.db.by_format")).containsExactly(RowFactory.create(7L, "seven"));
   }
 
   @Test
