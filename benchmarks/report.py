@@ -1,10 +1,26 @@
-"""Turns the RESULT lines of benchmarks/run.sh into one Markdown table of medians and ratios."""
+"""Turns the RESULT lines of benchmarks/run.sh into Markdown tables of medians and ratios.
+
+Usage: report.py <raw RESULT file> [<answers folder>]
+
+RESULT line: RESULT <scenario> <engine> <seconds> <answer> [files=<n|->] [heapLiveMB=<n|->] [heapPeakMB=<n|->]
+The answers folder holds <engine>-r<round>/qNN.txt (one TPC-H answer row a line, values separated by '|');
+when given, TPC-H answers are compared row by row across engines and runs, numbers with a relative
+tolerance of 1e-9 (engines sum doubles in different orders), everything else exactly.
+"""
+import math
+import os
+import re
 import statistics
 import sys
 from collections import defaultdict
 
+ENGINES = ["floe", "official", "parquet"]
+SCENARIOS = ["fullscan", "selective", "aggregate", "insert", "planning", "tpch-total"]
+REL_TOL = 1e-9
+
 times = defaultdict(list)
 answers = defaultdict(set)
+extras = defaultdict(lambda: defaultdict(list))  # (scenario, engine) -> key -> values
 with open(sys.argv[1]) as raw:
     for line in raw:
         parts = line.split()
@@ -13,15 +29,78 @@ with open(sys.argv[1]) as raw:
         scenario, engine, seconds = parts[1], parts[2], float(parts[3])
         times[(scenario, engine)].append(seconds)
         answers[(scenario, engine)].add(parts[4] if len(parts) > 4 else "")
+        for extra in parts[5:]:
+            key, _, value = extra.partition("=")
+            extras[(scenario, engine)][key].append(value)
+answers_dir = sys.argv[2] if len(sys.argv) > 2 else None
 
-order = ["fullscan", "selective", "aggregate", "insert"]
-print("| scenario | engine | runs | median s | Floe/official | Floe/Spark-Parquet | answers agree |")
-print("|---|---|---|---|---|---|---|")
-for scenario in order:
+
+def median_of(scenario, engine, key):
+    values = [float(v) for v in extras[(scenario, engine)].get(key, []) if v not in ("", "-")]
+    return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def files_written(scenario, engine):
+    values = sorted(set(v for v in extras[(scenario, engine)].get("files", []) if v != "-"))
+    return "/".join(values) if values else "-"
+
+
+def same_value(a, b):
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def compare_answer_files(query):
+    """'yes', 'NO (...)' or None when no answer files exist for the query."""
+    if not answers_dir or not os.path.isdir(answers_dir):
+        return None
+    runs = sorted(d for d in os.listdir(answers_dir)
+                  if os.path.isfile(os.path.join(answers_dir, d, query + ".txt")))
+    if not runs:
+        return None
+    # the first official run is the reference when there is one
+    runs.sort(key=lambda d: (not d.startswith("official"), d))
+    def rows(run):
+        with open(os.path.join(answers_dir, run, query + ".txt")) as f:
+            return [line.rstrip("\n").split("|") for line in f]
+    reference = rows(runs[0])
+    for run in runs[1:]:
+        other = rows(run)
+        if len(other) != len(reference):
+            return f"NO ({run}: {len(other)} rows, {runs[0]}: {len(reference)})"
+        for i, (a, b) in enumerate(zip(reference, other)):
+            if len(a) != len(b) or not all(same_value(x, y) for x, y in zip(a, b)):
+                return f"NO ({run} row {i + 1}: {'|'.join(b)} vs {'|'.join(a)})"
+    return "yes"
+
+
+def agreement(scenario):
+    if scenario.startswith("tpch-q"):
+        by_files = compare_answer_files(scenario[len("tpch-"):])
+        if by_files is not None:
+            return by_files
+    if scenario == "tpch-total":
+        queries = sorted({s for (s, _) in times if s.startswith("tpch-q")})
+        bad = [q[len("tpch-"):] for q in queries if agreement(q) != "yes"]
+        return "yes" if queries and not bad else f"NO ({', '.join(bad)})"
+    all_answers = set().union(*(a for (s, e), a in answers.items() if s == scenario))
+    return "yes" if len(all_answers) == 1 else f"NO ({len(all_answers)} distinct)"
+
+
+print("| scenario | engine | runs | median s | Floe/official | Floe/Spark-Parquet | files written "
+      "| heap live MB | heap peak MB | answers agree |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for scenario in SCENARIOS:
     med = {e: statistics.median(t) for (s, e), t in times.items() if s == scenario}
-    all_answers = set().union(*(a for (s, e), a in answers.items() if s == scenario)) if med else set()
-    agree = "yes" if len(all_answers) == 1 else f"NO ({len(all_answers)} distinct)"
-    for engine in ["floe", "official", "parquet"]:
+    if not med:
+        continue
+    agree = agreement(scenario)
+    for engine in ENGINES:
         if engine not in med:
             continue
         vs_official = vs_parquet = ""
@@ -30,4 +109,23 @@ for scenario in order:
         if engine == "floe" and "parquet" in med:
             vs_parquet = f"{med['floe'] / med['parquet']:.2f}"
         print(f"| {scenario} | {engine} | {len(times[(scenario, engine)])} | {med[engine]:.2f} "
-              f"| {vs_official} | {vs_parquet} | {agree} |")
+              f"| {vs_official} | {vs_parquet} | {files_written(scenario, engine)} "
+              f"| {median_of(scenario, engine, 'heapLiveMB')} "
+              f"| {median_of(scenario, engine, 'heapPeakMB')} | {agree} |")
+
+queries = sorted({s for (s, _) in times if re.fullmatch(r"tpch-q\d\d", s)})
+if queries:
+    print()
+    print("TPC-H per query (median seconds; heap: median live / peak MB):")
+    print()
+    print("| query | floe s | official s | Floe/official | floe heap | official heap | answers agree |")
+    print("|---|---|---|---|---|---|---|")
+    for q in queries + ["tpch-total"]:
+        med = {e: statistics.median(times[(q, e)]) for e in ("floe", "official") if times[(q, e)]}
+        ratio = f"{med['floe'] / med['official']:.2f}" if len(med) == 2 and med["official"] > 0 else ""
+        cells = [f"{med[e]:.2f}" if e in med else "-" for e in ("floe", "official")]
+        heaps = [f"{median_of(q, e, 'heapLiveMB')} / {median_of(q, e, 'heapPeakMB')}"
+                 for e in ("floe", "official")]
+        name = q[len("tpch-"):] if q != "tpch-total" else "**total**"
+        print(f"| {name} | {cells[0]} | {cells[1]} | {ratio} | {heaps[0]} | {heaps[1]} "
+              f"| {agreement(q)} |")

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of Floe, the official iceberg-spark-runtime and Spark's own Parquet reader
-# (issue 10, first version). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
-# Environment: BENCH_ROWS (row count override), ROUNDS (default 3), HEAP (default 4g), FLOE_BUILD_DIR (default target-bench),
+# (issue 10). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
+# Environment: BENCH_ROWS (row count override), TPCH_SF (TPC-H scale factor override), PLAN_FILES (file count of
+#              the planning table), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
+#              HEAP (default 4g), FLOE_BUILD_DIR (default target-bench),
 #              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
 set -euo pipefail
 
 MODE=full
 ROWS=10000000
+SF=1
+FILES=50000
 for arg in "$@"; do
   case "$arg" in
-    --quick) MODE=quick; ROWS=1000000 ;;
+    --quick) MODE=quick; ROWS=1000000; SF=0.1; FILES=5000 ;;
     *) echo "Cannot run benchmarks: unknown argument '$arg' (usage: run.sh [--quick])" >&2; exit 2 ;;
   esac
 done
-ROWS="${BENCH_ROWS:-$ROWS}"   # override for smoke tests
+ROWS="${BENCH_ROWS:-$ROWS}"   # overrides for smoke tests
+SF="${TPCH_SF:-$SF}"
+FILES="${PLAN_FILES:-$FILES}"
+read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert planning tpch}"
+has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
@@ -43,6 +51,11 @@ if [[ ! -s "$WORK/cp-spark.txt" || "$BENCH_DIR/spark-only/pom.xml" -nt "$WORK/cp
   log "resolving the Spark classpath"
   (cd "$BENCH_DIR/spark-only" && mvn -q -B dependency:build-classpath -Dmdep.outputFile="$WORK/cp-spark.txt")
 fi
+# Generator: Spark + the TPC-H generator io.trino.tpch:tpch 1.2 (the official runtime jar is added below).
+if [[ ! -s "$WORK/cp-tpch.txt" || "$BENCH_DIR/tpch/pom.xml" -nt "$WORK/cp-tpch.txt" ]]; then
+  log "resolving the generator classpath (Spark + tpch)"
+  (cd "$BENCH_DIR/tpch" && mvn -q -B dependency:build-classpath -Dmdep.outputFile="$WORK/cp-tpch.txt")
+fi
 # Floe: Spark (provided) + Floe's compile deps, resolved together by the project pom.
 if [[ ! -s "$WORK/cp-floe.txt" || "$ROOT/pom.xml" -nt "$WORK/cp-floe.txt" ]]; then
   log "resolving Floe's classpath"
@@ -51,38 +64,73 @@ if [[ ! -s "$WORK/cp-floe.txt" || "$ROOT/pom.xml" -nt "$WORK/cp-floe.txt" ]]; th
 fi
 log "compiling Floe into $BUILD_DIR"
 (cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" compile)
-log "compiling the benchmark main"
+log "compiling the benchmark classes"
 rm -rf "$WORK/bench-classes" && mkdir -p "$WORK/bench-classes"
-javac -nowarn -d "$WORK/bench-classes" -cp "$(cat "$WORK/cp-spark.txt")" \
-  "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java
+# BenchMain's run path uses Spark only; the generators use the Iceberg API (from the official runtime jar) and
+# the tpch jar, which are only on the generator JVM's classpath.
+javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")" \
+  "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java \
+  "$ROOT"/src/test/java/io/floe/spark/bench/PlanningTableGenerator.java \
+  "$BENCH_DIR"/tpch/src/io/floe/spark/bench/TpchGenerator.java
 
 CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"
 CP_OFFICIAL="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")"
-CP_FLOE="$WORK/bench-classes:$ROOT/$BUILD_DIR/classes:$(cat "$WORK/cp-floe.txt")"
+# Floe's resolved classpath can carry the test-only Servlet 6 / Jetty 12 of the project pom in place of the
+# Servlet 5 that Spark's metrics servlet needs (SparkContext then fails with NoClassDefFoundError
+# jakarta/servlet/SingleThreadModel): drop those, and append Spark's own classpath last so anything the
+# project's dependency mediation left out of Spark is still found (earlier entries win).
+FLOE_DEPS="$(tr ':' '\n' < "$WORK/cp-floe.txt" | grep -v -E '/jakarta/servlet/|/org/eclipse/jetty/' | paste -sd: -)"
+CP_FLOE="$WORK/bench-classes:$ROOT/$BUILD_DIR/classes:$FLOE_DEPS:$(cat "$WORK/cp-spark.txt")"
+CP_GEN="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")"
 
 JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
 # shellcheck disable=SC2086
-jvm() { # jvm <classpath> <args...>
+jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
-  java -Xmx"$HEAP" $JVM_FLAGS -Dlog4j2.level=warn -cp "$cp" io.floe.spark.bench.BenchMain "$@"
+  java -Xmx"$HEAP" $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
+    ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} -cp "$cp" "$@"
 }
+MAIN=io.floe.spark.bench.BenchMain
 
 # --- data -------------------------------------------------------------------------------------
 if [[ ! -f "$WAREHOUSE/.rows-$ROWS" ]]; then
   log "generating $ROWS rows into $WAREHOUSE with the official runtime"
   rm -rf "$WAREHOUSE"
   mkdir -p "$WAREHOUSE"
-  jvm "$CP_OFFICIAL" generate "$WAREHOUSE" "$ROWS" 2> "$WORK/generate.log" | grep '^GENERATED'
+  jvm "$CP_GEN" "$MAIN" generate "$WAREHOUSE" "$ROWS" 2> "$WORK/generate.log" | grep '^GENERATED'
   touch "$WAREHOUSE/.rows-$ROWS"
 else
-  log "reusing $WAREHOUSE"
+  log "reusing $WAREHOUSE (bench.db.src)"
+fi
+if has_scenario tpch; then
+  if [[ ! -f "$WAREHOUSE/.tpch-$SF" ]]; then
+    log "generating TPC-H at scale factor $SF into $WAREHOUSE/tpch with the official runtime"
+    rm -rf "$WAREHOUSE/tpch" "$WAREHOUSE"/.tpch-*
+    jvm "$CP_GEN" io.floe.spark.bench.TpchGenerator "$WAREHOUSE" "$SF" 2> "$WORK/generate-tpch.log" \
+      | grep '^GENERATED'
+    touch "$WAREHOUSE/.tpch-$SF"
+  else
+    log "reusing TPC-H scale factor $SF in $WAREHOUSE/tpch"
+  fi
+fi
+if has_scenario planning; then
+  if [[ ! -f "$WAREHOUSE/.plan-$FILES" ]]; then
+    log "generating the $FILES-file planning table into $WAREHOUSE/db/plan_files"
+    rm -rf "$WAREHOUSE/db/plan_files" "$WAREHOUSE"/.plan-*
+    jvm "$CP_GEN" "$MAIN" generate-plan "$WAREHOUSE" "$FILES" 2> "$WORK/generate-plan.log" \
+      | grep '^GENERATED'
+    touch "$WAREHOUSE/.plan-$FILES"
+  else
+    log "reusing the $FILES-file planning table in $WAREHOUSE/db/plan_files"
+  fi
 fi
 
 # --- runs -------------------------------------------------------------------------------------
 RAW="$WORK/raw-$MODE.txt"
+ANSWERS="$WORK/answers-$MODE"
 : > "$RAW"
+rm -rf "$ANSWERS"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
-SCENARIOS=(fullscan selective aggregate insert)
 run_engine() { # run_engine <engine> <round>
   local engine="$1" round="$2" cp
   case "$engine" in
@@ -91,29 +139,31 @@ run_engine() { # run_engine <engine> <round>
   local scen=("${SCENARIOS[@]}")
   [[ "$engine" == parquet ]] && scen=(fullscan)
   log "round $round: $engine (${scen[*]})"
-  jvm "$cp" run "$engine" "$WAREHOUSE" "${scen[@]}" 2> "$WORK/run-$engine-$round.log" \
-    | grep '^RESULT' | tee -a "$RAW" >&2
+  BENCH_ANSWERS="$ANSWERS/$engine-r$round" jvm "$cp" "$MAIN" run "$engine" "$WAREHOUSE" "${scen[@]}" \
+    2> "$WORK/run-$engine-$round.log" | grep '^RESULT' | tee -a "$RAW" >&2
 }
 for ((r = 1; r <= ROUNDS; r++)); do
-  # alternate which engine goes first
-  if ((r % 2 == 1)); then order=(floe official parquet); else order=(official floe parquet); fi
+  # alternate which engine goes first; parquet only runs fullscan
+  if ((r % 2 == 1)); then order=(floe official); else order=(official floe); fi
+  has_scenario fullscan && order+=(parquet)
   for e in "${order[@]}"; do run_engine "$e" "$r"; done
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- report -----------------------------------------------------------------------------------
-STAMP="$(date -u +%Y-%m-%d)"
+STAMP="$(date -u +%Y-%m-%d-%H%M)"
 OUT="$RESULTS/$STAMP-$MODE.md"
 {
-  echo "# Benchmark results: $MODE ($ROWS rows), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# Benchmark results: $MODE ($ROWS rows, TPC-H SF $SF, planning table $FILES files), $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
   echo "- Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/^Mem:/ {print $2}') GB memory"
   echo "- Java: $(java -version 2>&1 | head -1)"
   echo "- Spark local[2], driver heap $HEAP, $ROUNDS rounds, one JVM per engine per round (alternating)"
   echo "- Load average (1/5/15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER"
   echo "- Official runtime: $(basename "$RUNTIME_JAR")"
+  echo "- Scenarios: ${SCENARIOS[*]}"
   echo
-  python3 "$BENCH_DIR/report.py" "$RAW"
+  python3 "$BENCH_DIR/report.py" "$RAW" "$ANSWERS"
   echo
   echo "Raw runs (scenario engine seconds answer):"
   echo
@@ -122,5 +172,5 @@ OUT="$RESULTS/$STAMP-$MODE.md"
   echo '```'
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
-python3 "$BENCH_DIR/report.py" "$RAW"
+python3 "$BENCH_DIR/report.py" "$RAW" "$ANSWERS"
 log "written $OUT"

@@ -1,5 +1,6 @@
 package io.floe.spark.catalog;
 
+import io.floe.spark.util.Redaction;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Locale;
@@ -9,6 +10,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds an Iceberg {@link Catalog} from the options of {@code spark.sql.catalog.<name>.*}, with the
@@ -24,6 +27,7 @@ public final class CatalogBuilder {
   /** The folder, under the working directory, of the embedded default warehouse. */
   public static final String DEFAULT_WAREHOUSE_FOLDER = "floe-warehouse";
 
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogBuilder.class);
   private static final Set<String> TYPES = Set.of("hadoop", "jdbc", "rest", "hive", "glue", "nessie");
   private static final String HADOOP_PREFIX = "hadoop.";
 
@@ -70,6 +74,11 @@ public final class CatalogBuilder {
             catalogConf.set(key.substring(HADOOP_PREFIX.length()), value);
           }
         });
+    LOG.debug(
+        "Building catalog {} ({}) with options {}",
+        name,
+        type != null ? "type=" + type : "catalog-impl=" + impl,
+        Redaction.redact(properties));
     return CatalogUtil.buildIcebergCatalog(name, properties, catalogConf);
   }
 

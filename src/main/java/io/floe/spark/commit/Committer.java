@@ -77,11 +77,24 @@ public final class Committer {
     try {
       return commitOnce(request);
     } finally {
-      stats.recordDuration(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      stats.recordDuration(millis);
+      LOG.info("Commit {} to {} took {} ms", request.commitId(), tableName, millis);
     }
   }
 
   private CommitOutcome commitOnce(CommitRequest request) {
+    // a large commit spends its time writing manifests inside Iceberg: say up front how large
+    long records = 0;
+    long bytes = 0;
+    for (DataFile file : request.dataFiles()) {
+      records += file.recordCount();
+      bytes += file.fileSizeInBytes();
+    }
+    LOG.info(
+        "Committing {} data files ({} records, {} bytes) to {}{} as {} with commit id {}",
+        request.dataFiles().size(), records, bytes, tableName, onBranch(request), request.mode(),
+        request.commitId());
     Snapshot earlier = findCommit(request);
     if (earlier != null) {
       // no attempt of this run has reached the catalog yet, so the snapshot is another run's
@@ -324,6 +337,10 @@ public final class Committer {
     public boolean validate(Iterable<Snapshot> baseSnapshots) {
       attempts += 1;
       stats.recordAttempt();
+      if (attempts > 1) {
+        // a retry: another writer committed meanwhile, so the manifests are being rewritten
+        LOG.info("Commit {}: attempt {} after a concurrent change", request.commitId(), attempts);
+      }
       this.found = search(baseSnapshots, request);
       return found == null;
     }

@@ -6,9 +6,14 @@ import java.util.Objects;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.internal.SQLConf;
 
 /** A planned scan as Spark runs it: the input partitions and the factory that reads them. */
 public final class FloeBatch implements Batch, Serializable {
+  /** Session conf that turns columnar reads off for every scan ({@code true} by default). */
+  public static final String VECTORIZATION_CONF =
+      ReadOptions.SESSION_PREFIX + "vectorization-enabled";
+
   private final List<FloeInputPartition> partitions;
   private final FloeReaderFactory readerFactory;
 
@@ -30,9 +35,15 @@ public final class FloeBatch implements Batch, Serializable {
     return partitions.toArray(new InputPartition[0]);
   }
 
+  /**
+   * The reader factory; with the session conf {@value #VECTORIZATION_CONF} set to false, the same
+   * factory with vectorization off, so that every partition is read as rows.
+   */
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return readerFactory;
+    String vectorization = SQLConf.get().getConfString(VECTORIZATION_CONF, "true");
+    return readerFactory.withVectorization(
+        readerFactory.vectorizationEnabled() && !"false".equalsIgnoreCase(vectorization.trim()));
   }
 
   @Override

@@ -5,27 +5,46 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.HasPartitionKey;
 
 /**
  * One Spark input partition: a group of file tasks planned on the driver. The executor that gets it
  * reads exactly these tasks (each a file, or a split of one, with its delete files and residual
  * filter) and plans nothing.
+ *
+ * <p>When the scan reports a key-grouped partitioning, every task of the partition holds the same
+ * partition key, carried as {@link #partitionKey()}; otherwise the key is null and Spark never asks
+ * for it.
  */
-public final class FloeInputPartition implements InputPartition {
+public final class FloeInputPartition implements HasPartitionKey {
   private final int index;
   private final List<FileScanTask> tasks;
+  private final InternalRow partitionKey;
 
   /**
+   * A partition of a scan that reports no key-grouped partitioning.
+   *
    * @param index the partition's position in the scan's plan
    * @param tasks the file tasks to read, in order
    */
   public FloeInputPartition(int index, List<FileScanTask> tasks) {
+    this(index, tasks, null);
+  }
+
+  /**
+   * @param index the partition's position in the scan's plan
+   * @param tasks the file tasks to read, in order
+   * @param partitionKey the partition key all tasks share, in Spark's internal representation of
+   *     the reported partition transforms, or null when the scan reports no key-grouped partitioning
+   */
+  public FloeInputPartition(int index, List<FileScanTask> tasks, InternalRow partitionKey) {
     if (index < 0) {
       throw new IllegalArgumentException("Cannot create input partition: negative index " + index);
     }
     this.index = index;
     this.tasks = List.copyOf(Objects.requireNonNull(tasks, "tasks is null"));
+    this.partitionKey = partitionKey == null ? null : partitionKey.copy();
   }
 
   public int index() {
@@ -34,6 +53,12 @@ public final class FloeInputPartition implements InputPartition {
 
   public List<FileScanTask> tasks() {
     return tasks;
+  }
+
+  /** The partition key all tasks share, or null when the scan reports no key-grouped partitioning. */
+  @Override
+  public InternalRow partitionKey() {
+    return partitionKey;
   }
 
   /** Bytes this partition reads, before deletes. */
@@ -71,16 +96,23 @@ public final class FloeInputPartition implements InputPartition {
       return false;
     }
     FloeInputPartition that = (FloeInputPartition) other;
-    return index == that.index && keys().equals(that.keys());
+    return index == that.index
+        && keys().equals(that.keys())
+        && Objects.equals(partitionKey, that.partitionKey);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(index, keys());
+    return Objects.hash(index, keys(), partitionKey);
   }
 
   @Override
   public String toString() {
-    return "FloeInputPartition{index=" + index + ", tasks=" + keys() + "}";
+    return "FloeInputPartition{index="
+        + index
+        + (partitionKey == null ? "" : ", partitionKey=" + partitionKey)
+        + ", tasks="
+        + keys()
+        + "}";
   }
 }

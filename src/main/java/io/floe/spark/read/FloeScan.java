@@ -1,27 +1,57 @@
 package io.floe.spark.read;
 
+import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.util.PlanValues;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.OptionalLong;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
-import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportOrdering;
+import org.apache.spark.sql.connector.read.SupportsReportPartitioning;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
+import org.apache.spark.sql.connector.read.partitioning.KeyGroupedPartitioning;
+import org.apache.spark.sql.connector.read.partitioning.Partitioning;
+import org.apache.spark.sql.connector.read.partitioning.UnknownPartitioning;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * A scan pinned to one snapshot and schema, with its file tasks planned once on the driver and
  * grouped into input partitions. A commit by someone else after planning does not change what it
  * reads. An empty scan (no snapshot, or everything pruned) is valid and returns no rows.
+ *
+ * <p>It tells Spark what is true of its groups and nothing more: a key-grouped partitioning when
+ * every group holds one partition key ({@link ScanLayout#partitioning()}), the table's sort order
+ * when every group comes out in it ({@link ScanLayout#ordering()}), and its size after pruning.
+ *
+ * <p>The one thing that changes after construction is a runtime filter ({@link #filter}), which
+ * Spark applies before it asks for the batch to run: the scan then reads the planned groups less
+ * the tasks the filter rules out. Each runtime filter starts again from the planned groups.
+ * Equality and hashing look only at the planned scan.
  */
-public final class FloeScan implements Scan, SupportsReportStatistics, Serializable {
+public final class FloeScan
+    implements SupportsReportStatistics,
+        SupportsReportPartitioning,
+        SupportsReportOrdering,
+        SupportsRuntimeV2Filtering,
+        Serializable {
   private final String tableName;
   private final String metadataLocation;
   private final Long snapshotId;
@@ -31,6 +61,10 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
   private final Expression filter;
   private final List<FloeInputPartition> partitions;
   private final ReadOptions options;
+  private final ScanLayout layout;
+  private final DriverMetrics metrics;
+  private volatile List<FloeInputPartition> filtered;
+  private volatile long runtimeSkippedFiles;
 
   /**
    * @param tableName the table's name
@@ -42,6 +76,8 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
    * @param filter the converted filter used for planning
    * @param partitions the planned task groups
    * @param options the resolved read options
+   * @param layout how the groups were formed and what they promise
+   * @param metrics what planning measured
    */
   public FloeScan(
       String tableName,
@@ -52,7 +88,9 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
       Schema readSchema,
       Expression filter,
       List<FloeInputPartition> partitions,
-      ReadOptions options) {
+      ReadOptions options,
+      ScanLayout layout,
+      DriverMetrics metrics) {
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
     this.metadataLocation = metadataLocation;
     this.snapshotId = snapshotId;
@@ -62,6 +100,9 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
     this.filter = Objects.requireNonNull(filter, "filter is null");
     this.partitions = List.copyOf(Objects.requireNonNull(partitions, "partitions is null"));
     this.options = Objects.requireNonNull(options, "options is null");
+    this.layout = Objects.requireNonNull(layout, "layout is null");
+    this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+    this.filtered = this.partitions;
   }
 
   public String tableName() {
@@ -92,12 +133,26 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
     return filter;
   }
 
+  /** The planned task groups, before any runtime filter. */
   public List<FloeInputPartition> partitions() {
     return partitions;
   }
 
   public ReadOptions options() {
     return options;
+  }
+
+  public ScanLayout layout() {
+    return layout;
+  }
+
+  public DriverMetrics metrics() {
+    return metrics;
+  }
+
+  /** The task groups the scan reads now: the planned ones less what a runtime filter ruled out. */
+  public List<FloeInputPartition> readPartitions() {
+    return filtered;
   }
 
   @Override
@@ -108,50 +163,109 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
   @Override
   public Batch toBatch() {
     return new FloeBatch(
-        partitions,
-        new FloeReaderFactory(tableName, io, tableSchema, readSchema, options.caseSensitive()));
+        filtered,
+        new FloeReaderFactory(
+            tableName, io, tableSchema, readSchema, options.caseSensitive(),
+            options.vectorizationEnabled(), options.batchSize(), options.prefetchFiles(),
+            options.nameMapping() == null
+                ? null
+                : NameMappingParser.fromJson(options.nameMapping())));
   }
 
   @Override
   public Statistics estimateStatistics() {
-    long bytes = 0;
-    long rows = 0;
-    for (FloeInputPartition partition : partitions) {
-      for (FileScanTask task : partition.tasks()) {
-        bytes += task.length();
-        rows += estimatedRows(task);
-      }
-    }
-    long sizeInBytes = bytes;
-    long numRows = rows;
-    return new Statistics() {
-      @Override
-      public OptionalLong sizeInBytes() {
-        return OptionalLong.of(sizeInBytes);
-      }
-
-      @Override
-      public OptionalLong numRows() {
-        return OptionalLong.of(numRows);
-      }
-    };
+    return ScanStatistics.of(filtered, readSchema);
   }
 
-  /** Rows in a task before deletes, so that deletes never make the estimate too low. */
-  private static long estimatedRows(FileScanTask task) {
-    long fileSize = task.file().fileSizeInBytes();
-    long fileRows = task.file().recordCount();
-    if (task.isDataTask() || fileSize <= 0 || task.length() >= fileSize) {
-      return Math.max(fileRows, 0);
+  @Override
+  public Partitioning outputPartitioning() {
+    List<FloeInputPartition> groups = filtered;
+    if (layout.keyGrouped()) {
+      return new KeyGroupedPartitioning(layout.sparkPartitioning(), groups.size());
     }
-    return (long) Math.ceil(fileRows * ((double) task.length() / fileSize));
+    return new UnknownPartitioning(groups.size());
+  }
+
+  @Override
+  public SortOrder[] outputOrdering() {
+    return layout.sparkOrdering();
+  }
+
+  @Override
+  public NamedReference[] filterAttributes() {
+    return RuntimeFilters.attributes(partitions, tableSchema);
+  }
+
+  @Override
+  public void filter(Predicate[] predicates) {
+    Expression runtime = Expressions.alwaysTrue();
+    for (Predicate predicate : predicates) {
+      Optional<Expression> converted =
+          SparkPredicates.convert(predicate, tableSchema, options.caseSensitive());
+      if (converted.isPresent()) {
+        runtime = Expressions.and(runtime, converted.get());
+      }
+    }
+    if (runtime.op() == Expression.Operation.TRUE) {
+      return;
+    }
+    List<FloeInputPartition> remaining =
+        RuntimeFilters.apply(
+            partitions, runtime, tableSchema, options.caseSensitive(), layout,
+            options.openFileCost());
+    this.runtimeSkippedFiles = files(partitions).size() - files(remaining).size();
+    this.filtered = remaining;
+  }
+
+  private static Set<String> files(List<FloeInputPartition> groups) {
+    Set<String> files = new HashSet<>();
+    for (FloeInputPartition group : groups) {
+      for (FileScanTask task : group.tasks()) {
+        files.add(task.file().location());
+      }
+    }
+    return files;
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    List<CustomMetric> supported = new ArrayList<>(List.of(ReaderMetrics.all()));
+    supported.addAll(List.of(DriverMetrics.all()));
+    return supported.toArray(new CustomMetric[0]);
+  }
+
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    return new DriverMetrics(
+            metrics.planningMillis(),
+            filtered.size(),
+            metrics.skippedDataFiles() + runtimeSkippedFiles)
+        .values();
   }
 
   @Override
   public String description() {
-    return String.format(
-        "Floe %s [snapshot=%s, filter=%s, groups=%d]",
-        tableName, snapshotId == null ? "none" : snapshotId, filter, partitions.size());
+    List<FloeInputPartition> groups = filtered;
+    StringBuilder text =
+        new StringBuilder(
+            String.format(
+                "Floe %s [snapshot=%s, filters=%s, groups=%d",
+                tableName, snapshotId == null ? "none" : snapshotId, filter, groups.size()));
+    if (layout.keyGrouped()) {
+      text.append(", partitioning=").append(describe(layout.sparkPartitioning()));
+    }
+    if (!layout.ordering().isEmpty()) {
+      text.append(", ordering=").append(describe(layout.sparkOrdering()));
+    }
+    return text.append("]").toString();
+  }
+
+  private static String describe(org.apache.spark.sql.connector.expressions.Expression[] expressions) {
+    List<String> parts = new ArrayList<>();
+    for (org.apache.spark.sql.connector.expressions.Expression expression : expressions) {
+      parts.add(expression.describe());
+    }
+    return parts.toString();
   }
 
   @Override
@@ -171,14 +285,15 @@ public final class FloeScan implements Scan, SupportsReportStatistics, Serializa
         && PlanValues.sameSchema(readSchema, that.readSchema)
         && filter.toString().equals(that.filter.toString())
         && partitions.equals(that.partitions)
-        && options.equals(that.options);
+        && options.equals(that.options)
+        && layout.equals(that.layout);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
         tableName, metadataLocation, snapshotId, PlanValues.schemaHash(readSchema),
-        filter.toString(), partitions);
+        filter.toString(), partitions, layout);
   }
 
   @Override

@@ -19,6 +19,9 @@ import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
+import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
 import org.apache.spark.sql.internal.SQLConf;
@@ -32,7 +35,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * and residuals are never the only filter applied.
  */
 public final class FloeScanBuilder
-    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
+    implements ScanBuilder,
+        SupportsPushDownV2Filters,
+        SupportsPushDownRequiredColumns,
+        SupportsPushDownLimit,
+        SupportsPushDownAggregates {
   private final Table table;
   private final Long pinnedSnapshotId;
   private final Schema schema;
@@ -40,6 +47,10 @@ public final class FloeScanBuilder
   private final List<Predicate> pushed = new ArrayList<>();
   private Expression filter = Expressions.alwaysTrue();
   private StructType requested;
+  private Integer limit;
+  private Aggregation askedAggregation;
+  private Optional<MetadataAggregates.Answer> askedAnswer = Optional.empty();
+  private MetadataAggregates.Answer aggregateAnswer;
 
   /**
    * @param table the table or metadata table to scan
@@ -97,16 +108,82 @@ public final class FloeScanBuilder
     this.requested = requiredSchema;
   }
 
+  /**
+   * Remembers the limit, so planning can stop at the files that surely hold that many rows. Spark
+   * pushes a limit only when no filter is left for it to apply after the scan, and still applies
+   * the limit itself.
+   */
+  @Override
+  public boolean pushLimit(int newLimit) {
+    if (newLimit < 0) {
+      return false;
+    }
+    this.limit = limit == null ? newLimit : Math.min(limit, newLimit);
+    return true;
+  }
+
+  @Override
+  public boolean isPartiallyPushed() {
+    return true;
+  }
+
+  /**
+   * Whether file metadata answers the aggregation exactly; only then is it pushed, and completely.
+   */
+  @Override
+  public boolean supportCompletePushDown(Aggregation aggregation) {
+    return answer(aggregation).isPresent();
+  }
+
+  @Override
+  public boolean pushAggregation(Aggregation aggregation) {
+    Optional<MetadataAggregates.Answer> answer = answer(aggregation);
+    aggregateAnswer = answer.orElse(null);
+    return answer.isPresent();
+  }
+
+  private Optional<MetadataAggregates.Answer> answer(Aggregation aggregation) {
+    if (aggregation != askedAggregation) {
+      askedAggregation = aggregation;
+      boolean eligible =
+          options.aggregatePushdown()
+              && !(table instanceof BaseMetadataTable)
+              && filter.op() == Expression.Operation.TRUE
+              && limit == null;
+      askedAnswer =
+          eligible
+              ? MetadataAggregates.answer(
+                  table, snapshotToRead(), schema, aggregation, options.caseSensitive())
+              : Optional.empty();
+    }
+    return askedAnswer;
+  }
+
   @Override
   public Scan build() {
+    if (aggregateAnswer != null) {
+      return new FloeAggregateScan(
+          table.name(),
+          snapshotToRead(),
+          aggregateAnswer.schema(),
+          aggregateAnswer.row(),
+          aggregateAnswer.functions());
+    }
     boolean dataTable = !(table instanceof BaseMetadataTable);
     Long snapshotId = dataTable ? snapshotToRead() : null;
     // Spark resolved the query against the schema the table reported, so rows come in that schema
     // even when a read option picks an older snapshot: files are read by field id, columns the
     // snapshot lacked read null, and renamed columns keep their data.
     Schema readSchema = readSchema(schema);
-    List<FloeInputPartition> partitions =
-        ScanPlanner.plan(table, snapshotId, dataTable, filter, schema, options);
+    SQLConf conf = sessionConf();
+    ScanPlanner.Hints hints =
+        new ScanPlanner.Hints(
+            limit,
+            options.reportPartitioning() && conf.v2BucketingEnabled(),
+            conf.numShufflePartitions(),
+            conf.cboEnabled() || conf.planStatsEnabled());
+    ScanPlanner.Plan plan =
+        ScanPlanner.plan(table, snapshotId, dataTable, filter, schema, readSchema, options, hints);
     return new FloeScan(
         table.name(),
         metadataLocation(),
@@ -115,8 +192,10 @@ public final class FloeScanBuilder
         schema,
         readSchema,
         filter,
-        partitions,
-        options);
+        plan.partitions(),
+        options,
+        plan.layout(),
+        plan.metrics());
   }
 
   private Long snapshotToRead() {

@@ -7,32 +7,64 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.TableProperties;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.internal.SQLConf;
+import scala.Option;
 
 /**
  * A scan's settings, resolved once on the driver in one order: the read option, then the session
  * conf {@code spark.floe.read.<option>}, then the table property, then the default.
  *
- * @param splitSize target bytes per task group ({@code split-size}, {@code read.split.target-size})
- * @param lookback bins considered when packing ({@code lookback}, {@code read.split.planning-lookback})
+ * @param splitSize target bytes per task group ({@code split-size}, {@code read.split.target-size}),
+ *     or null when none is set: the planner then derives it from the scan's size, {@code
+ *     maxPartitionBytes} and {@code minPartitions}, as Spark does for its own file sources
+ * @param lookback bins considered when packing ({@code lookback}, {@code read.split.planning-lookback});
+ *     kept for compatibility with Iceberg's settings, the planner balances groups without it
  * @param openFileCost bytes charged per file when packing ({@code file-open-cost}, {@code
  *     read.split.open-file-cost})
+ * @param maxPartitionBytes the largest derived split size ({@code spark.sql.files.maxPartitionBytes})
+ * @param minPartitions the number of groups a derived split size aims for ({@code
+ *     spark.sql.files.minPartitionNum}, else Spark's default parallelism)
  * @param caseSensitive whether column names resolve case-sensitively ({@code spark.sql.caseSensitive})
  * @param snapshotId the snapshot to read ({@code snapshot-id}), or null
  * @param asOfTimestamp read the snapshot current at this time in millis ({@code as-of-timestamp}), or
  *     null
  * @param branch the branch to read ({@code branch}), or null
  * @param tag the tag to read ({@code tag}), or null
+ * @param batchSize rows per columnar batch ({@code batch-size}, {@code
+ *     read.parquet.vectorization.batch-size})
+ * @param prefetchFiles files a reader opens ahead of the one it reads ({@code prefetch-files}); 0
+ *     disables prefetching
+ * @param reportPartitioning whether the scan reports its partitioning to Spark when every group
+ *     holds one partition key, so that storage-partitioned joins avoid a shuffle ({@code
+ *     report-partitioning})
+ * @param aggregatePushdown whether {@code COUNT}, {@code MIN} and {@code MAX} without a filter or
+ *     GROUP BY are answered from file metadata when it is exact ({@code aggregate-pushdown})
+ * @param vectorizationEnabled whether Parquet files are read into columnar batches ({@code
+ *     vectorization-enabled}, {@code read.parquet.vectorization.enabled}; default true)
+ * @param targetPartitions the number of input partitions to aim for when no split size is set
+ *     ({@code target-partitions}, {@code read.split.target-partitions}), or null for Spark's rule
+ * @param nameMapping the table's name mapping as JSON ({@code schema.name-mapping.default}), which
+ *     gives field ids to the columns of files written without them; null when the table has none
  */
 public record ReadOptions(
-    long splitSize,
+    Long splitSize,
     int lookback,
     long openFileCost,
+    long maxPartitionBytes,
+    int minPartitions,
     boolean caseSensitive,
     Long snapshotId,
     Long asOfTimestamp,
     String branch,
-    String tag)
+    String tag,
+    int batchSize,
+    int prefetchFiles,
+    boolean reportPartitioning,
+    boolean aggregatePushdown,
+    boolean vectorizationEnabled,
+    Integer targetPartitions,
+    String nameMapping)
     implements Serializable {
 
   public static final String SPLIT_SIZE = "split-size";
@@ -42,12 +74,37 @@ public record ReadOptions(
   public static final String AS_OF_TIMESTAMP = "as-of-timestamp";
   public static final String BRANCH = "branch";
   public static final String TAG = "tag";
+  public static final String BATCH_SIZE = "batch-size";
+  public static final String PREFETCH_FILES = "prefetch-files";
+  public static final String VECTORIZATION_ENABLED = "vectorization-enabled";
+  public static final String TARGET_PARTITIONS = "target-partitions";
+  /** Floe's table property for {@value #TARGET_PARTITIONS}; Iceberg has none. */
+  public static final String TARGET_PARTITIONS_PROPERTY = "read.split.target-partitions";
+  public static final String REPORT_PARTITIONING = "report-partitioning";
+  public static final String AGGREGATE_PUSHDOWN = "aggregate-pushdown";
   /** The prefix of session confs that set a read option for every scan. */
   public static final String SESSION_PREFIX = "spark.floe.read.";
 
+  public static final int BATCH_SIZE_DEFAULT = 4096;
+  public static final int PREFETCH_FILES_DEFAULT = 2;
+  private static final long MAX_PARTITION_BYTES_DEFAULT = 128L * 1024 * 1024;
+
   private static final Set<String> KNOWN =
       Set.of(
-          SPLIT_SIZE, LOOKBACK, FILE_OPEN_COST, SNAPSHOT_ID, AS_OF_TIMESTAMP, BRANCH, TAG, "path",
+          SPLIT_SIZE,
+          LOOKBACK,
+          FILE_OPEN_COST,
+          SNAPSHOT_ID,
+          AS_OF_TIMESTAMP,
+          BRANCH,
+          TAG,
+          BATCH_SIZE,
+          PREFETCH_FILES,
+          REPORT_PARTITIONING,
+          AGGREGATE_PUSHDOWN,
+          VECTORIZATION_ENABLED,
+          TARGET_PARTITIONS,
+          "path",
           "paths",
           // Spark's own time travel options (spark.sql.timeTravelVersionKey and TimestampKey),
           // which Spark resolves when it loads the table and then passes on to the scan
@@ -55,12 +112,26 @@ public record ReadOptions(
           "timestampasof");
 
   public ReadOptions {
-    if (splitSize <= 0 || lookback <= 0 || openFileCost < 0) {
+    if ((splitSize != null && splitSize <= 0) || lookback <= 0 || openFileCost < 0) {
       throw new IllegalArgumentException(
           String.format(
-              "Cannot read: split-size (%d) and lookback (%d) must be positive and file-open-cost (%d)"
+              "Cannot read: split-size (%s) and lookback (%d) must be positive and file-open-cost (%d)"
                   + " not negative",
               splitSize, lookback, openFileCost));
+    }
+    if (maxPartitionBytes <= 0 || minPartitions <= 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot read: maxPartitionBytes (%d) and minPartitions (%d) must be positive",
+              maxPartitionBytes, minPartitions));
+    }
+    if (batchSize <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot read: option 'batch-size' must be positive, not " + batchSize);
+    }
+    if (prefetchFiles < 0) {
+      throw new IllegalArgumentException(
+          "Cannot read: option 'prefetch-files' must not be negative, not " + prefetchFiles);
     }
     int travel =
         (snapshotId != null ? 1 : 0)
@@ -93,19 +164,48 @@ public record ReadOptions(
     }
     Resolver resolver = new Resolver(options, session, tableProperties);
     return new ReadOptions(
-        resolver.longValue(SPLIT_SIZE, TableProperties.SPLIT_SIZE, TableProperties.SPLIT_SIZE_DEFAULT),
-        (int)
-            resolver.longValue(
-                LOOKBACK, TableProperties.SPLIT_LOOKBACK, TableProperties.SPLIT_LOOKBACK_DEFAULT),
+        resolver.optionalLong(SPLIT_SIZE, TableProperties.SPLIT_SIZE),
+        resolver.intValue(
+            LOOKBACK, TableProperties.SPLIT_LOOKBACK, TableProperties.SPLIT_LOOKBACK_DEFAULT),
         resolver.longValue(
             FILE_OPEN_COST,
             TableProperties.SPLIT_OPEN_FILE_COST,
             TableProperties.SPLIT_OPEN_FILE_COST_DEFAULT),
+        session == null ? MAX_PARTITION_BYTES_DEFAULT : session.filesMaxPartitionBytes(),
+        minPartitions(session),
         session == null || session.caseSensitiveAnalysis(),
         resolver.optionalLong(SNAPSHOT_ID),
         resolver.optionalLong(AS_OF_TIMESTAMP),
         resolver.optional(BRANCH),
-        resolver.optional(TAG));
+        resolver.optional(TAG),
+        resolver.intValue(
+            BATCH_SIZE,
+            TableProperties.PARQUET_BATCH_SIZE,
+            BATCH_SIZE_DEFAULT),
+        resolver.intValue(PREFETCH_FILES, null, PREFETCH_FILES_DEFAULT),
+        resolver.booleanValue(REPORT_PARTITIONING, null, true),
+        resolver.booleanValue(AGGREGATE_PUSHDOWN, null, true),
+        resolver.booleanValue(
+            VECTORIZATION_ENABLED,
+            TableProperties.PARQUET_VECTORIZATION_ENABLED,
+            TableProperties.PARQUET_VECTORIZATION_ENABLED_DEFAULT),
+        resolver.optionalInt(TARGET_PARTITIONS, TARGET_PARTITIONS_PROPERTY),
+        tableProperties == null ? null : tableProperties.get(TableProperties.DEFAULT_NAME_MAPPING));
+  }
+
+  /** Spark's own rule for file sources: the configured minimum, else the default parallelism. */
+  private static int minPartitions(SQLConf session) {
+    if (session != null) {
+      Option<Object> configured = session.filesMinPartitionNum();
+      if (configured.isDefined()) {
+        return Math.max(1, (Integer) configured.get());
+      }
+    }
+    Option<SparkSession> active = SparkSession.getActiveSession();
+    if (active.isDefined()) {
+      return Math.max(1, active.get().sparkContext().defaultParallelism());
+    }
+    return 1;
   }
 
   private static final class Resolver {
@@ -133,15 +233,67 @@ public record ReadOptions(
       return value == null ? null : parse(option, value);
     }
 
+    /** The option, session conf or table property, or null when none is set. */
+    Long optionalLong(String option, String tableProperty) {
+      String value = lookup(option, tableProperty);
+      return value == null ? null : parse(option, value);
+    }
+
     long longValue(String option, String tableProperty, long defaultValue) {
+      String value = lookup(option, tableProperty);
+      return value == null ? defaultValue : parse(option, value);
+    }
+
+    /** The option, session conf or table property as a positive int, or null when none is set. */
+    Integer optionalInt(String option, String tableProperty) {
+      if (lookup(option, tableProperty) == null) {
+        return null;
+      }
+      int value = intValue(option, tableProperty, 0);
+      if (value <= 0) {
+        throw new IllegalArgumentException(
+            "Cannot read: option '" + option + "' must be positive, not " + value);
+      }
+      return value;
+    }
+
+    int intValue(String option, String tableProperty, int defaultValue) {
+      String value = lookup(option, tableProperty);
+      if (value == null) {
+        return defaultValue;
+      }
+      long parsed = parse(option, value);
+      if (parsed > Integer.MAX_VALUE || parsed < Integer.MIN_VALUE) {
+        throw new IllegalArgumentException(
+            "Cannot read: option '" + option + "' is out of range: '" + value + "'");
+      }
+      return (int) parsed;
+    }
+
+    boolean booleanValue(String option, String tableProperty, boolean defaultValue) {
+      String value = lookup(option, tableProperty);
+      if (value == null) {
+        return defaultValue;
+      }
+      String trimmed = value.trim();
+      if (trimmed.equalsIgnoreCase("true")) {
+        return true;
+      } else if (trimmed.equalsIgnoreCase("false")) {
+        return false;
+      }
+      throw new IllegalArgumentException(
+          "Cannot read: option '" + option + "' must be true or false, not '" + value + "'");
+    }
+
+    private String lookup(String option, String tableProperty) {
       String value = optional(option);
       if (value == null && session != null) {
         value = session.getConfString(SESSION_PREFIX + option, null);
       }
-      if (value == null) {
+      if (value == null && tableProperty != null) {
         value = tableProperties.get(tableProperty);
       }
-      return value == null ? defaultValue : parse(option, value);
+      return value;
     }
 
     private static long parse(String option, String value) {

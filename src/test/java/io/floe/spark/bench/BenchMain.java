@@ -1,9 +1,32 @@
 package io.floe.spark.bench;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.GcInfo;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -19,9 +42,18 @@ import org.apache.spark.sql.SparkSession;
  *
  * <ul>
  *   <li>{@code generate <warehouse> <rows>}: creates {@code bench.db.src} with the official runtime;
+ *   <li>{@code generate-plan <warehouse> <files>}: creates the many-file table of the {@code planning}
+ *       scenario ({@link PlanningTableGenerator}); the TPC-H tables come from {@code TpchGenerator}
+ *       (in {@code benchmarks/tpch/src}, as it needs the tpch jar);
  *   <li>{@code run <engine> <warehouse> <scenario>...}: runs each scenario once after one warm-up query and
- *       prints one {@code RESULT <scenario> <engine> <seconds> <answer>} line per scenario.
+ *       prints one {@code RESULT <scenario> <engine> <seconds> <answer> files=<n> heapLiveMB=<n>
+ *       heapPeakMB=<n>} line per scenario ({@code tpch} prints one line per query and a total). Scenarios:
+ *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code planning}, {@code
+ *       tpch}; engine {@code parquet} runs only {@code fullscan}.
  * </ul>
+ *
+ * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
+ * official runtime); the {@code run} path uses Spark's public API alone.
  */
 public final class BenchMain {
 
@@ -37,18 +69,27 @@ public final class BenchMain {
     Objects.requireNonNull(args, "args is null");
     if (args.length < 3) {
       throw new IllegalArgumentException(
-          "Cannot run benchmark: expected 'generate <warehouse> <rows>' or"
+          "Cannot run benchmark: expected 'generate <warehouse> <rows>',"
+              + " 'generate-plan <warehouse> <files>' or"
               + " 'run <engine> <warehouse> <scenario>...'");
     }
     switch (args[0]) {
       case "generate" -> generate(args[1], Long.parseLong(args[2]));
+      case "generate-plan" -> {
+        SparkSession spark = session("official", args[1]);
+        try {
+          PlanningTableGenerator.generate(spark, args[1], Integer.parseInt(args[2]));
+        } finally {
+          spark.stop();
+        }
+      }
       case "run" -> run(args[1], args[2], List.of(args).subList(3, args.length));
       default -> throw new IllegalArgumentException(
           "Cannot run benchmark: unknown command '" + args[0] + "'");
     }
   }
 
-  private static SparkSession session(String engine, String warehouse) {
+  static SparkSession session(String engine, String warehouse) {
     SparkSession.Builder builder =
         SparkSession.builder()
             .master("local[2]")
@@ -100,7 +141,8 @@ public final class BenchMain {
     spark.stop();
   }
 
-  private static void run(String engine, String warehouse, List<String> scenarios) {
+  private static void run(String engine, String warehouse, List<String> scenarios)
+      throws IOException {
     SparkSession spark = session(engine, warehouse);
     String dataDir = warehouse + "/db/src/data";
     // warm-up: class loading and JIT on a small query, not timed
@@ -109,23 +151,293 @@ public final class BenchMain {
     } else {
       spark.sql("SELECT * FROM " + SOURCE + " LIMIT 1000").collectAsList();
     }
-    List<String> lines = new ArrayList<>();
+    HeapWatch heap = new HeapWatch();
     for (String scenario : scenarios) {
-      if (scenario.equals("insert")) {
-        prepareInsert(spark, engine);
+      switch (scenario) {
+        case "tpch" -> runTpch(spark, engine, heap);
+        case "planning" -> {
+          // untimed warm-up planning of the same table with another literal (steady state, not JIT)
+          spark.sql(planningQuery(-2)).collectAsList();
+          heap.start();
+          long start = System.nanoTime();
+          List<Row> rows = spark.sql(planningQuery(-1)).collectAsList();
+          double seconds = (System.nanoTime() - start) / 1e9;
+          printResult(scenario, engine, seconds, "rows=" + rows.size(), "-", heap.stop());
+        }
+        default -> {
+          if (scenario.equals("insert")) {
+            prepareInsert(spark, engine);
+          }
+          heap.start();
+          long start = System.nanoTime();
+          String answer = runScenario(spark, engine, dataDir, scenario);
+          double seconds = (System.nanoTime() - start) / 1e9;
+          String heapUse = heap.stop();
+          String files = "-";
+          if (scenario.equals("insert")) {
+            answer = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine)).first());
+            files = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine) + ".files").first());
+          }
+          printResult(scenario, engine, seconds, answer, files, heapUse);
+        }
       }
-      long start = System.nanoTime();
-      String answer = runScenario(spark, engine, dataDir, scenario);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      if (scenario.equals("insert")) {
-        answer = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine)).first());
-      }
-      String line =
-          String.format(Locale.ROOT, "RESULT %s %s %.3f %s", scenario, engine, seconds, answer);
-      System.out.println(line);
-      lines.add(line);
     }
     spark.stop();
+  }
+
+  /**
+   * The planning scenario's query: a predicate on a data column that no file's min/max statistics can
+   * satisfy, so every manifest of {@link PlanningTableGenerator#TABLE} is read and every entry's
+   * statistics are evaluated, and no file is left to read.
+   */
+  static String planningQuery(long id) {
+    return "SELECT id FROM " + PlanningTableGenerator.TABLE + " WHERE id = " + id;
+  }
+
+  private static void printResult(
+      String scenario, String engine, double seconds, String answer, String files, String heap) {
+    System.out.println(
+        String.format(
+            Locale.ROOT,
+            "RESULT %s %s %.3f %s files=%s %s",
+            scenario,
+            engine,
+            seconds,
+            answer,
+            files,
+            heap));
+  }
+
+  /**
+   * Runs the 22 TPC-H queries of {@code -Dbench.tpch.queries} (files {@code qNN.sql}) in namespace
+   * {@code bench.tpch}, one {@code RESULT tpch-qNN} line each plus a {@code tpch-total} line (sum of
+   * the query times; its answer digests all query answers). When {@code -Dbench.answers} names a
+   * folder, each query's rendered answer is written there as {@code qNN.txt}, one row a line.
+   */
+  private static void runTpch(SparkSession spark, String engine, HeapWatch heap)
+      throws IOException {
+    String queriesDir = System.getProperty("bench.tpch.queries");
+    if (queriesDir == null) {
+      throw new IllegalArgumentException(
+          "Cannot run scenario tpch: system property bench.tpch.queries (the queries folder) is not set");
+    }
+    String answersDir = System.getProperty("bench.answers");
+    if (answersDir != null) {
+      Files.createDirectories(Paths.get(answersDir));
+    }
+    List<Path> queries;
+    try (Stream<Path> files = Files.list(Paths.get(queriesDir))) {
+      queries =
+          files.filter(f -> f.getFileName().toString().matches("q\\d\\d\\.sql")).sorted().toList();
+    }
+    if (queries.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Cannot run scenario tpch: no qNN.sql files in " + queriesDir);
+    }
+    spark.sql("USE bench.tpch");
+    // warm-up, not timed
+    spark.sql("SELECT * FROM lineitem LIMIT 1000").collectAsList();
+    double total = 0;
+    long maxLive = -1;
+    long maxPeak = -1;
+    StringBuilder digests = new StringBuilder();
+    for (Path query : queries) {
+      String name = query.getFileName().toString().replace(".sql", "");
+      String sql = sqlText(query);
+      heap.start();
+      long start = System.nanoTime();
+      List<Row> rows = spark.sql(sql).collectAsList();
+      double seconds = (System.nanoTime() - start) / 1e9;
+      String heapUse = heap.stop();
+      maxLive = Math.max(maxLive, heap.lastLive());
+      maxPeak = Math.max(maxPeak, heap.lastPeak());
+      total += seconds;
+      List<String> lines = new ArrayList<>();
+      List<String> rounded = new ArrayList<>();
+      for (Row row : rows) {
+        lines.add(render(row, 0));
+        rounded.add(render(row, DIGEST_SIGNIFICANT_DIGITS));
+      }
+      if (answersDir != null) {
+        Files.write(Paths.get(answersDir, name + ".txt"), lines, StandardCharsets.UTF_8);
+      }
+      String answer = "rows=" + rows.size() + ":" + digest(String.join("\n", rounded));
+      digests.append(answer).append('\n');
+      printResult("tpch-" + name, engine, seconds, answer, "-", heapUse);
+    }
+    printResult(
+        "tpch-total",
+        engine,
+        total,
+        "queries=" + queries.size() + ":" + digest(digests.toString()),
+        "-",
+        HeapWatch.format(maxLive, maxPeak));
+  }
+
+  /** The SQL of a query file without comment lines and without the closing semicolon. */
+  private static String sqlText(Path file) throws IOException {
+    StringBuilder sql = new StringBuilder();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      if (!line.strip().startsWith("--")) {
+        sql.append(line).append('\n');
+      }
+    }
+    String text = sql.toString().strip();
+    return text.endsWith(";") ? text.substring(0, text.length() - 1) : text;
+  }
+
+  /**
+   * One result row as text, values separated by {@code |}. With {@code significantDigits > 0}, doubles
+   * and decimals are rounded to that many significant digits (for the short digest on the {@code
+   * RESULT} line); with 0 they are written in full (for the answer files, which {@code
+   * benchmarks/report.py} compares row by row with a relative tolerance, since engines may sum in
+   * different orders and a rounding boundary can fall between two nearly equal sums).
+   */
+  static String render(Row row, int significantDigits) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < row.length(); i++) {
+      if (i > 0) {
+        out.append('|');
+      }
+      Object value = row.get(i);
+      if (significantDigits > 0 && value instanceof Double d && Double.isFinite(d)) {
+        out.append(round(new BigDecimal(d), significantDigits));
+      } else if (significantDigits > 0 && value instanceof Float f && Float.isFinite(f)) {
+        out.append(round(new BigDecimal(f), significantDigits));
+      } else if (significantDigits > 0 && value instanceof BigDecimal decimal) {
+        out.append(round(decimal, significantDigits));
+      } else {
+        out.append(value);
+      }
+    }
+    return out.toString();
+  }
+
+  /** Significant digits of doubles in the digest printed on {@code RESULT} lines. */
+  static final int DIGEST_SIGNIFICANT_DIGITS = 6;
+
+  private static String round(BigDecimal value, int significantDigits) {
+    if (value.signum() == 0) {
+      return "0";
+    }
+    return value
+        .round(new MathContext(significantDigits, RoundingMode.HALF_EVEN))
+        .stripTrailingZeros()
+        .toPlainString();
+  }
+
+  private static String digest(String text) {
+    try {
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      StringBuilder hex = new StringBuilder();
+      for (int i = 0; i < 6; i++) {
+        hex.append(String.format(Locale.ROOT, "%02x", hash[i]));
+      }
+      return hex.toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Cannot digest answer: SHA-256 is not available", e);
+    }
+  }
+
+  /**
+   * Heap use of this JVM during one measured section, for the "driver heap" columns. In {@code
+   * local[2]} the driver and the executor threads share this one JVM, so it is the whole engine's heap.
+   *
+   * <p>{@link #start()} runs a full GC (untimed) so every section starts from the same live set, then
+   * resets the heap pools' peak counters. While the section runs, a listener on every {@link
+   * GarbageCollectorMXBean}'s notifications records the heap used after each collection that started
+   * in the section (the live data at that moment); {@link #stop()} reports the largest of those ({@code
+   * heapLiveMB}, "-" when no collection ran) and the sum of the heap pools' peak used sizes ({@code
+   * heapPeakMB}: an upper bound of the peak heap, garbage included, whose value depends on when the
+   * collector chose to run).
+   */
+  static final class HeapWatch implements NotificationListener {
+    private final List<MemoryPoolMXBean> heapPools = new ArrayList<>();
+    private final AtomicLong maxLive = new AtomicLong(-1);
+    private volatile long sectionStartMillis = Long.MAX_VALUE;
+    private long lastLive = -1;
+    private long lastPeak = -1;
+
+    HeapWatch() {
+      for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+        if (pool.getType() == MemoryType.HEAP) {
+          heapPools.add(pool);
+        }
+      }
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        if (gc instanceof NotificationEmitter emitter) {
+          emitter.addNotificationListener(this, null, null);
+        }
+      }
+    }
+
+    @Override
+    public void handleNotification(Notification notification, Object handback) {
+      if (!notification
+          .getType()
+          .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
+        return;
+      }
+      GcInfo info =
+          GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData())
+              .getGcInfo();
+      if (info.getStartTime() < sectionStartMillis) {
+        return; // the collection before the section, or one that began before it
+      }
+      long used = 0;
+      for (MemoryPoolMXBean pool : heapPools) {
+        MemoryUsage usage = info.getMemoryUsageAfterGc().get(pool.getName());
+        if (usage != null) {
+          used += usage.getUsed();
+        }
+      }
+      maxLive.accumulateAndGet(used, Math::max);
+    }
+
+    void start() {
+      System.gc();
+      pause();
+      maxLive.set(-1);
+      sectionStartMillis = ManagementFactory.getRuntimeMXBean().getUptime();
+      for (MemoryPoolMXBean pool : heapPools) {
+        pool.resetPeakUsage();
+      }
+    }
+
+    /** Ends the section and returns {@code heapLiveMB=<n|-> heapPeakMB=<n>}. */
+    String stop() {
+      long peak = 0;
+      for (MemoryPoolMXBean pool : heapPools) {
+        peak += pool.getPeakUsage().getUsed();
+      }
+      pause(); // notifications are delivered on another thread
+      sectionStartMillis = Long.MAX_VALUE;
+      lastLive = maxLive.get();
+      lastPeak = peak;
+      return format(lastLive, lastPeak);
+    }
+
+    long lastLive() {
+      return lastLive;
+    }
+
+    long lastPeak() {
+      return lastPeak;
+    }
+
+    static String format(long liveBytes, long peakBytes) {
+      return "heapLiveMB=" + (liveBytes < 0 ? "-" : String.valueOf(liveBytes >> 20))
+          + " heapPeakMB=" + (peakBytes < 0 ? "-" : String.valueOf(peakBytes >> 20));
+    }
+
+    private static void pause() {
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static org.apache.spark.sql.Dataset<Row> parquetSource(SparkSession spark, String dir) {

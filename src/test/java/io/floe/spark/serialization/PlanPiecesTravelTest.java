@@ -379,7 +379,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
       return new FloeScan(
           original.tableName(), original.metadataLocation(), original.snapshotId(), original.io(),
           original.tableSchema(), original.projectedSchema(), original.filter(),
-          original.partitions(), original.options());
+          original.partitions(), original.options(), original.layout(), original.metrics());
     }
 
     static FloeReaderFactory readerFactory(FloeReaderFactory original) {
@@ -389,7 +389,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     }
 
     static FloeInputPartition partition(FloeInputPartition original) {
-      return new FloeInputPartition(original.index(), original.tasks());
+      return new FloeInputPartition(original.index(), original.tasks(), original.partitionKey());
     }
 
     static WriteContext context(WriteContext original) {
