@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.util.MetricValue;
 import java.io.Serializable;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
@@ -41,23 +42,9 @@ public record DriverMetrics(long planningMillis, long taskGroups, long skippedDa
   /** The values, in the order of {@link #all()}, for {@code Scan.reportDriverMetrics()}. */
   public CustomTaskMetric[] values() {
     return new CustomTaskMetric[] {
-      value(PLANNING_TIME, planningMillis),
-      value(TASK_GROUPS, taskGroups),
-      value(SKIPPED_DATA_FILES, skippedDataFiles)
-    };
-  }
-
-  private static CustomTaskMetric value(String name, long value) {
-    return new CustomTaskMetric() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public long value() {
-        return value;
-      }
+      new MetricValue(PLANNING_TIME, planningMillis),
+      new MetricValue(TASK_GROUPS, taskGroups),
+      new MetricValue(SKIPPED_DATA_FILES, skippedDataFiles)
     };
   }
 

@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.util.MetricValue;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -55,30 +56,10 @@ public final class ReaderMetrics {
   /** The current totals of this reader, in the order of {@link #all()}. */
   CustomTaskMetric[] taskValues() {
     return new CustomTaskMetric[] {
-      new TaskValue(FILES_READ, filesRead),
-      new TaskValue(BYTES_READ, bytesRead),
-      new TaskValue(ROW_GROUPS_READ, rowGroupsRead)
+      new MetricValue(FILES_READ, filesRead),
+      new MetricValue(BYTES_READ, bytesRead),
+      new MetricValue(ROW_GROUPS_READ, rowGroupsRead)
     };
-  }
-
-  private static final class TaskValue implements CustomTaskMetric {
-    private final String name;
-    private final long value;
-
-    TaskValue(String name, long value) {
-      this.name = name;
-      this.value = value;
-    }
-
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public long value() {
-      return value;
-    }
   }
 
   /** Data files, or splits of them, opened by the scan's readers. */

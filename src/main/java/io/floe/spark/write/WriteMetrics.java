@@ -1,6 +1,7 @@
 package io.floe.spark.write;
 
 import io.floe.spark.commit.CommitStats;
+import io.floe.spark.util.MetricValue;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -45,17 +46,7 @@ public final class WriteMetrics {
   }
 
   static CustomTaskMetric value(String name, long value) {
-    return new CustomTaskMetric() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public long value() {
-        return value;
-      }
-    };
+    return new MetricValue(name, value);
   }
 
   /** Commits that added nothing because their commit id was already in the table. */
