@@ -76,6 +76,7 @@ final class ParquetFileBatches implements TaskBatches {
   private final long bytes;
   private ColumnarBatch sparkBatch;
   private ColumnVector[] full;
+  private StringDictionaries dictionaries;
   private int[] live;
 
   private ParquetFileBatches(
@@ -291,8 +292,12 @@ final class ParquetFileBatches implements TaskBatches {
         full[i] = sparkColumn[i] >= 0 ? sparkBatch.column(sparkColumn[i]) : constants[i];
       }
       row.setVectors(full);
+      dictionaries = StringDictionaries.forBatch(sparkBatch);
     }
     while (reader.nextBatch()) {
+      if (dictionaries != null) {
+        dictionaries.apply(sparkBatch);
+      }
       int numRows = sparkBatch.numRows();
       if (positionDeletes == null && liveByEquality == null) {
         return output(full, numRows);
