@@ -2,7 +2,8 @@
 
 Usage: report.py <raw RESULT file> [<answers folder>]
 
-RESULT line: RESULT <scenario> <engine> <seconds> <answer> [files=<n|->] [heapLiveMB=<n|->] [heapPeakMB=<n|->]
+RESULT line: RESULT <scenario> <engine> <seconds> <answer> [files=<n|->] [heapLiveMB=<n|->] [heapPeakMB=<n|->] [cpuS=<s>]
+(cpuS: CPU seconds of the whole JVM during the run; a busy machine disturbs it less than wall time.)
 The answers folder holds <engine>-r<round>/qNN.txt (one TPC-H answer row a line, values separated by '|');
 when given, TPC-H answers are compared row by row across engines and runs, numbers with a relative
 tolerance of 1e-9 (engines sum doubles in different orders), everything else exactly.
@@ -15,7 +16,8 @@ import sys
 from collections import defaultdict
 
 ENGINES = ["floe", "official", "parquet"]
-SCENARIOS = ["fullscan", "selective", "aggregate", "insert", "planning", "tpch-total"]
+SCENARIOS = ["fullscan", "fullscan-warm", "selective", "selective-warm", "aggregate",
+             "aggregate-warm", "insert", "planning", "tpch-total"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)
@@ -38,6 +40,20 @@ answers_dir = sys.argv[2] if len(sys.argv) > 2 else None
 def median_of(scenario, engine, key):
     values = [float(v) for v in extras[(scenario, engine)].get(key, []) if v not in ("", "-")]
     return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def cpu_ratio(scenario, num, den):
+    """Floe's median process CPU over another engine's, or "" when either has none."""
+    a = [float(v) for v in extras[(scenario, num)].get("cpuS", []) if v not in ("", "-")]
+    b = [float(v) for v in extras[(scenario, den)].get("cpuS", []) if v not in ("", "-")]
+    if not a or not b or statistics.median(b) == 0:
+        return ""
+    return f"{statistics.median(a) / statistics.median(b):.2f}"
+
+
+def median_cpu(scenario, engine):
+    values = [float(v) for v in extras[(scenario, engine)].get("cpuS", []) if v not in ("", "-")]
+    return f"{statistics.median(values):.2f}" if values else "-"
 
 
 def files_written(scenario, engine):
@@ -92,9 +108,9 @@ def agreement(scenario):
     return "yes" if len(all_answers) == 1 else f"NO ({len(all_answers)} distinct)"
 
 
-print("| scenario | engine | runs | median s | Floe/official | Floe/Spark-Parquet | files written "
-      "| heap live MB | heap peak MB | answers agree |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| scenario | engine | runs | median s | Floe/official | Floe/Spark-Parquet | median CPU s "
+      "| CPU Floe/official | files written | heap live MB | heap peak MB | answers agree |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for scenario in SCENARIOS:
     med = {e: statistics.median(t) for (s, e), t in times.items() if s == scenario}
     if not med:
@@ -108,8 +124,10 @@ for scenario in SCENARIOS:
             vs_official = f"{med['floe'] / med['official']:.2f}"
         if engine == "floe" and "parquet" in med:
             vs_parquet = f"{med['floe'] / med['parquet']:.2f}"
+        cpu_vs = cpu_ratio(scenario, "floe", "official") if engine == "floe" else ""
         print(f"| {scenario} | {engine} | {len(times[(scenario, engine)])} | {med[engine]:.2f} "
-              f"| {vs_official} | {vs_parquet} | {files_written(scenario, engine)} "
+              f"| {vs_official} | {vs_parquet} | {median_cpu(scenario, engine)} | {cpu_vs} "
+              f"| {files_written(scenario, engine)} "
               f"| {median_of(scenario, engine, 'heapLiveMB')} "
               f"| {median_of(scenario, engine, 'heapPeakMB')} | {agree} |")
 
@@ -118,8 +136,9 @@ if queries:
     print()
     print("TPC-H per query (median seconds; heap: median live / peak MB):")
     print()
-    print("| query | floe s | official s | Floe/official | floe heap | official heap | answers agree |")
-    print("|---|---|---|---|---|---|---|")
+    print("| query | floe s | official s | Floe/official | CPU Floe/official | floe heap | official heap "
+          "| answers agree |")
+    print("|---|---|---|---|---|---|---|---|")
     for q in queries + ["tpch-total"]:
         med = {e: statistics.median(times[(q, e)]) for e in ("floe", "official") if times[(q, e)]}
         ratio = f"{med['floe'] / med['official']:.2f}" if len(med) == 2 and med["official"] > 0 else ""
@@ -127,5 +146,6 @@ if queries:
         heaps = [f"{median_of(q, e, 'heapLiveMB')} / {median_of(q, e, 'heapPeakMB')}"
                  for e in ("floe", "official")]
         name = q[len("tpch-"):] if q != "tpch-total" else "**total**"
-        print(f"| {name} | {cells[0]} | {cells[1]} | {ratio} | {heaps[0]} | {heaps[1]} "
+        print(f"| {name} | {cells[0]} | {cells[1]} | {ratio} | {cpu_ratio(q, 'floe', 'official')} "
+              f"| {heaps[0]} | {heaps[1]} "
               f"| {agreement(q)} |")

@@ -88,6 +88,7 @@ JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROO
 jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
   java -Xmx"$HEAP" $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
+    -Dbench.warm.runs="${WARM_RUNS:-3}" \
     ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain

@@ -58,6 +58,9 @@ import org.apache.spark.sql.SparkSession;
 public final class BenchMain {
 
   /** The source table every scenario reads, inside catalog {@code bench}. */
+  /** Timed runs of a read scenario after its first one, per JVM. */
+  static final int DEFAULT_WARM_RUNS = 3;
+
   static final String SOURCE = "bench.db.src";
 
   /** The eight columns of the synthetic table, in order. */
@@ -179,6 +182,9 @@ public final class BenchMain {
             files = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine) + ".files").first());
           }
           printResult(scenario, engine, seconds, answer, files, heapUse);
+          if (!scenario.equals("insert")) {
+            warmRuns(spark, engine, dataDir, scenario, heap);
+          }
         }
       }
     }
@@ -192,6 +198,23 @@ public final class BenchMain {
    */
   static String planningQuery(long id) {
     return "SELECT id FROM " + PlanningTableGenerator.TABLE + " WHERE id = " + id;
+  }
+
+  /**
+   * Runs a read scenario {@code -Dbench.warm.runs} more times in the same JVM (default {@value
+   * #DEFAULT_WARM_RUNS}), printed as scenario {@code <name>-warm}: the first run of a fresh JVM mostly
+   * measures class loading and JIT compilation, these measure the engine as a long-lived session sees it.
+   */
+  private static void warmRuns(
+      SparkSession spark, String engine, String dataDir, String scenario, HeapWatch heap) {
+    int runs = Integer.getInteger("bench.warm.runs", DEFAULT_WARM_RUNS);
+    for (int i = 0; i < runs; i++) {
+      heap.start();
+      long start = System.nanoTime();
+      String answer = runScenario(spark, engine, dataDir, scenario);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      printResult(scenario + "-warm", engine, seconds, answer, "-", heap.stop());
+    }
   }
 
   private static void printResult(
@@ -240,6 +263,7 @@ public final class BenchMain {
     double total = 0;
     long maxLive = -1;
     long maxPeak = -1;
+    long cpuNanos = 0;
     StringBuilder digests = new StringBuilder();
     for (Path query : queries) {
       String name = query.getFileName().toString().replace(".sql", "");
@@ -251,6 +275,7 @@ public final class BenchMain {
       String heapUse = heap.stop();
       maxLive = Math.max(maxLive, heap.lastLive());
       maxPeak = Math.max(maxPeak, heap.lastPeak());
+      cpuNanos += heap.lastCpuNanos();
       total += seconds;
       List<String> lines = new ArrayList<>();
       List<String> rounded = new ArrayList<>();
@@ -271,7 +296,7 @@ public final class BenchMain {
         total,
         "queries=" + queries.size() + ":" + digest(digests.toString()),
         "-",
-        HeapWatch.format(maxLive, maxPeak));
+        HeapWatch.format(maxLive, maxPeak, cpuNanos));
   }
 
   /** The SQL of a query file without comment lines and without the closing semicolon. */
@@ -358,6 +383,8 @@ public final class BenchMain {
     private volatile long sectionStartMillis = Long.MAX_VALUE;
     private long lastLive = -1;
     private long lastPeak = -1;
+    private long cpuStartNanos;
+    private long lastCpuNanos;
 
     HeapWatch() {
       for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -403,10 +430,12 @@ public final class BenchMain {
       for (MemoryPoolMXBean pool : heapPools) {
         pool.resetPeakUsage();
       }
+      cpuStartNanos = processCpuNanos();
     }
 
-    /** Ends the section and returns {@code heapLiveMB=<n|-> heapPeakMB=<n>}. */
+    /** Ends the section and returns {@code heapLiveMB=<n|-> heapPeakMB=<n> cpuS=<s>}. */
     String stop() {
+      lastCpuNanos = processCpuNanos() - cpuStartNanos;
       long peak = 0;
       for (MemoryPoolMXBean pool : heapPools) {
         peak += pool.getPeakUsage().getUsed();
@@ -415,7 +444,21 @@ public final class BenchMain {
       sectionStartMillis = Long.MAX_VALUE;
       lastLive = maxLive.get();
       lastPeak = peak;
-      return format(lastLive, lastPeak);
+      return format(lastLive, lastPeak, lastCpuNanos);
+    }
+
+    long lastCpuNanos() {
+      return lastCpuNanos;
+    }
+
+    /**
+     * CPU time of the whole JVM (every thread: tasks, the driver, JIT and GC), which a busy machine
+     * disturbs far less than wall time.
+     */
+    private static long processCpuNanos() {
+      return ((com.sun.management.OperatingSystemMXBean)
+              ManagementFactory.getOperatingSystemMXBean())
+          .getProcessCpuTime();
     }
 
     long lastLive() {
@@ -426,9 +469,10 @@ public final class BenchMain {
       return lastPeak;
     }
 
-    static String format(long liveBytes, long peakBytes) {
+    static String format(long liveBytes, long peakBytes, long cpuNanos) {
       return "heapLiveMB=" + (liveBytes < 0 ? "-" : String.valueOf(liveBytes >> 20))
-          + " heapPeakMB=" + (peakBytes < 0 ? "-" : String.valueOf(peakBytes >> 20));
+          + " heapPeakMB=" + (peakBytes < 0 ? "-" : String.valueOf(peakBytes >> 20))
+          + String.format(Locale.ROOT, " cpuS=%.3f", cpuNanos / 1e9);
     }
 
     private static void pause() {
