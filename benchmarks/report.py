@@ -136,16 +136,18 @@ if queries:
     print()
     print("TPC-H per query (median seconds; heap: median live / peak MB):")
     print()
-    print("| query | floe s | official s | Floe/official | CPU Floe/official | floe heap | official heap "
-          "| answers agree |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| query | floe s | official s | Spark-Parquet s | Floe/official | Floe/Spark-Parquet "
+          "| CPU Floe/official | floe heap | official heap | answers agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for q in queries + ["tpch-total"]:
-        med = {e: statistics.median(times[(q, e)]) for e in ("floe", "official") if times[(q, e)]}
-        ratio = f"{med['floe'] / med['official']:.2f}" if len(med) == 2 and med["official"] > 0 else ""
-        cells = [f"{med[e]:.2f}" if e in med else "-" for e in ("floe", "official")]
+        med = {e: statistics.median(times[(q, e)]) for e in ENGINES if times[(q, e)]}
+        ratio = f"{med['floe'] / med['official']:.2f}" if "floe" in med and med.get("official") else ""
+        vs_pq = f"{med['floe'] / med['parquet']:.2f}" if "floe" in med and med.get("parquet") else ""
+        cells = [f"{med[e]:.2f}" if e in med else "-" for e in ENGINES]
         heaps = [f"{median_of(q, e, 'heapLiveMB')} / {median_of(q, e, 'heapPeakMB')}"
                  for e in ("floe", "official")]
         name = q[len("tpch-"):] if q != "tpch-total" else "**total**"
-        print(f"| {name} | {cells[0]} | {cells[1]} | {ratio} | {cpu_ratio(q, 'floe', 'official')} "
+        print(f"| {name} | {cells[0]} | {cells[1]} | {cells[2]} | {ratio} | {vs_pq} "
+              f"| {cpu_ratio(q, 'floe', 'official')} "
               f"| {heaps[0]} | {heaps[1]} "
               f"| {agreement(q)} |")

@@ -138,15 +138,19 @@ run_engine() { # run_engine <engine> <round>
     floe) cp="$CP_FLOE" ;; official) cp="$CP_OFFICIAL" ;; parquet) cp="$CP_SPARK" ;;
   esac
   local scen=("${SCENARIOS[@]}")
-  [[ "$engine" == parquet ]] && scen=(fullscan)
+  if [[ "$engine" == parquet ]]; then
+    scen=()
+    has_scenario fullscan && scen+=(fullscan)
+    has_scenario tpch && scen+=(tpch)
+  fi
   log "round $round: $engine (${scen[*]})"
   BENCH_ANSWERS="$ANSWERS/$engine-r$round" jvm "$cp" "$MAIN" run "$engine" "$WAREHOUSE" "${scen[@]}" \
     2> "$WORK/run-$engine-$round.log" | grep '^RESULT' | tee -a "$RAW" >&2
 }
 for ((r = 1; r <= ROUNDS; r++)); do
-  # alternate which engine goes first; parquet only runs fullscan
+  # alternate which engine goes first; parquet only runs fullscan and tpch
   if ((r % 2 == 1)); then order=(floe official); else order=(official floe); fi
-  has_scenario fullscan && order+=(parquet)
+  if has_scenario fullscan || has_scenario tpch; then order+=(parquet); fi
   for e in "${order[@]}"; do run_engine "$e" "$r"; done
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
