@@ -13,13 +13,14 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
-import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
@@ -30,9 +31,10 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Collects what Spark pushes into a scan (required columns, filters) and builds a {@link FloeScan}
- * planned against one snapshot. Every predicate is also handed back to Spark, so Iceberg's pruning
- * and residuals are never the only filter applied.
+ * Collects what Spark pushes into a scan (required columns, filters, a limit, an aggregation) and
+ * builds a {@link FloeScan} planned against one snapshot. Every predicate is handed back to Spark
+ * except those that select whole partitions, so Iceberg's pruning and residuals are never the only
+ * filter applied to a row they cannot decide exactly.
  */
 public final class FloeScanBuilder
     implements ScanBuilder,
@@ -46,6 +48,7 @@ public final class FloeScanBuilder
   private final ReadOptions options;
   private final List<Predicate> pushed = new ArrayList<>();
   private Expression filter = Expressions.alwaysTrue();
+  private int postScanFilters;
   private StructType requested;
   private Integer limit;
   private Aggregation askedAggregation;
@@ -68,9 +71,24 @@ public final class FloeScanBuilder
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
   }
 
+  /**
+   * Plans with every predicate that converts, and hands back to Spark all but those that select
+   * whole partitions: a predicate that converts exactly and decides, for every partition spec of the
+   * table, the same from a file's partition as it would from each of the file's rows (an identity
+   * column compared with a value, a timestamp range on day boundaries under {@code days(ts)}) holds
+   * for every row of every file planned with it, so Spark need not evaluate it again. With no
+   * predicate left for Spark, it can push a LIMIT or an aggregate as well.
+   */
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
+    List<Predicate> postScan = new ArrayList<>();
     for (Predicate predicate : predicates) {
+      Optional<Expression> exact = selectingPartitions(predicate);
+      if (exact.isPresent() && printable(predicate)) {
+        pushed.add(predicate);
+        filter = Expressions.and(filter, exact.get());
+        continue;
+      }
       Optional<Expression> converted =
           SparkPredicates.convert(predicate, schema, options.caseSensitive());
       if (converted.isPresent()) {
@@ -79,8 +97,31 @@ public final class FloeScanBuilder
         }
         filter = Expressions.and(filter, converted.get());
       }
+      postScan.add(predicate);
     }
-    return predicates;
+    postScanFilters += postScan.size();
+    return postScan.toArray(new Predicate[0]);
+  }
+
+  /**
+   * The exact conversion of a predicate that selects whole partitions in every spec of the table,
+   * or empty. Only for a data table scanned in its current schema: the specs are bound to that
+   * schema, so a name the scan's older schema gives another column must not be looked up there.
+   */
+  private Optional<Expression> selectingPartitions(Predicate predicate) {
+    if (table instanceof BaseMetadataTable || !schema.sameSchema(table.schema())) {
+      return Optional.empty();
+    }
+    Optional<Expression> exact =
+        SparkPredicates.convertExact(predicate, schema, options.caseSensitive());
+    try {
+      return exact.filter(
+          expression ->
+              ExpressionUtil.selectsPartitions(expression, table, options.caseSensitive()));
+    } catch (RuntimeException e) {
+      // a predicate Iceberg cannot project stays with Spark
+      return Optional.empty();
+    }
   }
 
   /**
@@ -148,12 +189,14 @@ public final class FloeScanBuilder
       boolean eligible =
           options.aggregatePushdown()
               && !(table instanceof BaseMetadataTable)
-              && filter.op() == Expression.Operation.TRUE
+              && postScanFilters == 0
               && limit == null;
+      // with no predicate left for Spark, the filter selects whole partitions: every row of every
+      // file planned with it counts
       askedAnswer =
           eligible
               ? MetadataAggregates.answer(
-                  table, snapshotToRead(), schema, aggregation, options.caseSensitive())
+                  table, snapshotToRead(), schema, filter, aggregation, options.caseSensitive())
               : Optional.empty();
     }
     return askedAnswer;

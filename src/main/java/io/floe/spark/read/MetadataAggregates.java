@@ -17,6 +17,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Conversions;
@@ -53,10 +54,16 @@ final class MetadataAggregates {
    * exactly.
    *
    * @param schema the schema the aggregation's columns resolve in
+   * @param filter selects whole partitions (every row of every file it plans is aggregated)
    * @param snapshotId the snapshot to read, or null for a table without snapshots
    */
   static Optional<Answer> answer(
-      Table table, Long snapshotId, Schema schema, Aggregation aggregation, boolean caseSensitive) {
+      Table table,
+      Long snapshotId,
+      Schema schema,
+      Expression filter,
+      Aggregation aggregation,
+      boolean caseSensitive) {
     if (aggregation.groupByExpressions().length > 0) {
       return Optional.empty();
     }
@@ -83,6 +90,7 @@ final class MetadataAggregates {
               .newScan()
               .caseSensitive(caseSensitive)
               .useSnapshot(snapshotId)
+              .filter(filter)
               .planWith(PlanningPool.get());
       if (!statsColumns.isEmpty()) {
         scan = scan.includeColumnStats(List.copyOf(statsColumns));
