@@ -32,8 +32,9 @@ import org.apache.spark.serializer.KryoRegistrator;
  *
  * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, write, batch
  * write, writer factory, commit message and the values they carry) and the Iceberg values that
- * travel inside them (data and delete files, file and metadata-table scan tasks, the serializable
- * table copy, FileIO, schema, partition spec). Iceberg defines the serialized form of its values
+ * travel inside them (data and delete files, file and metadata-table scan tasks, the delete-file
+ * tasks of the {@code position_deletes} table, the serializable table copy, FileIO, schema,
+ * partition spec). Iceberg defines the serialized form of its values
  * through Java serialization, so each class is written by Kryo's {@link JavaSerializer}, which
  * keeps the whole value intact without registering Iceberg's internals one by one.
  *
@@ -55,7 +56,9 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
           "org.apache.iceberg.StaticDataTask",
           "org.apache.iceberg.BaseFilesTable$ManifestReadTask",
           "org.apache.iceberg.BaseEntriesTable$ManifestReadTask",
-          "org.apache.iceberg.AllManifestsTable$ManifestListReadTask");
+          "org.apache.iceberg.AllManifestsTable$ManifestListReadTask",
+          "org.apache.iceberg.BasePositionDeletesScanTask",
+          "org.apache.iceberg.SplitPositionDeletesScanTask");
 
   /** The classes registered, in registration order. */
   public static final List<Class<?>> CLASSES = classes();

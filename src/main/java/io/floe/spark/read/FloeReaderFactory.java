@@ -137,23 +137,32 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
     return vectorizationEnabled && ColumnarSupport.supportsScan(readSchema);
   }
 
+  /**
+   * Whether the partition is read as columnar batches: never for a partition of delete-file tasks
+   * (a {@code position_deletes} scan, which {@link FloeBatch} always reads as rows).
+   */
   @Override
   public boolean supportColumnarReads(InputPartition partition) {
-    return columnar();
+    return columnar() && floePartition(partition).positionDeleteTasks().isEmpty();
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
-    return new FloeRowReader(this, floePartition(partition));
+    FloeInputPartition floePartition = floePartition(partition);
+    if (!floePartition.positionDeleteTasks().isEmpty()) {
+      return new PositionDeletesReader(this, floePartition);
+    }
+    return new FloeRowReader(this, floePartition);
   }
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-    if (!columnar()) {
+    FloeInputPartition floePartition = floePartition(partition);
+    if (!columnar() || !floePartition.positionDeleteTasks().isEmpty()) {
       throw new UnsupportedOperationException(
           "Cannot read " + tableName + " as columnar batches: the scan is read as rows");
     }
-    return new FloeColumnarReader(this, floePartition(partition));
+    return new FloeColumnarReader(this, floePartition);
   }
 
   private FloeInputPartition floePartition(InputPartition partition) {

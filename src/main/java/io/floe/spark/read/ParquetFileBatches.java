@@ -12,8 +12,8 @@ import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapred.FileSplit;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -118,6 +118,7 @@ final class ParquetFileBatches implements TaskBatches {
    * Opens a task: its stream, footer, row-group selection and delete files.
    *
    * @throws UncheckedIOException if the file or a delete file cannot be read
+   * @throws IllegalStateException naming the file, when opening it fails otherwise
    */
   static ParquetFileBatches open(
       FloeReaderFactory factory, FileScanTask task, Configuration baseConf, NameMapping mapping) {
@@ -130,6 +131,11 @@ final class ParquetFileBatches implements TaskBatches {
       Thread.currentThread().interrupt();
       throw new UncheckedIOException(
           new IOException("Cannot read " + task.file().location() + ": interrupted", e));
+    } catch (RuntimeException e) {
+      // a storage client reports a failure (refused connection, closed client) unchecked and
+      // without the file's name
+      throw new IllegalStateException(
+          "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
     }
   }
 

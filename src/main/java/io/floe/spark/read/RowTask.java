@@ -50,7 +50,27 @@ final class RowTask implements Closeable {
   }
 
   static RowTask open(FloeReaderFactory factory, FileScanTask task, IcebergToSpark converter) {
-    return new RowTask(records(factory, task), converter, task.isDataTask() ? 0 : task.length());
+    CloseableIterable<? extends StructLike> records = records(factory, task);
+    try {
+      return new RowTask(records, converter, task.isDataTask() ? 0 : task.length());
+    } catch (RuntimeException e) {
+      closeQuietly(records, e);
+      if (task.isDataTask()) {
+        throw e;
+      }
+      // a storage client reports a failure (refused connection, closed client) unchecked and
+      // without the file's name
+      throw new IllegalStateException(
+          "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
+    }
+  }
+
+  private static void closeQuietly(CloseableIterable<?> iterable, RuntimeException failure) {
+    try {
+      iterable.close();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   long bytes() {

@@ -93,8 +93,7 @@ final class ScanPlanner {
     }
     if (table instanceof PositionDeletesTable) {
       // Iceberg plans this table only as a batch scan of delete-file tasks, not as file tasks
-      throw new UnsupportedOperationException(
-          "Cannot read " + table.name() + ": the position_deletes metadata table is not supported");
+      return PositionDeletesPlanner.plan((PositionDeletesTable) table, filter, options);
     }
     Schema planningSchema = dataTable ? planningSchema(table, snapshotId) : table.schema();
     boolean renamed = !FilterNames.sameNames(schema, planningSchema);

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PositionDeletesScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Conversions;
@@ -58,6 +59,11 @@ final class ScanStatistics implements Statistics {
         if (!task.isDataTask()) {
           files.putIfAbsent(task.file().location(), task.file());
         }
+      }
+      for (PositionDeletesScanTask task : partition.positionDeleteTasks()) {
+        // a position_deletes scan: one row per deleted position of each delete file read
+        bytes += task.length();
+        rows += Math.max(task.file().recordCount(), 0);
       }
     }
     Map<NamedReference, ColumnStatistics> columns = new HashMap<>();

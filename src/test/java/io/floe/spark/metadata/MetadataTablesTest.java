@@ -1,7 +1,6 @@
 package io.floe.spark.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
@@ -138,16 +137,6 @@ class MetadataTablesTest extends SparkTestBase {
         .containsExactly(RowFactory.create(2L));
     assertThat(sql("SELECT id FROM floe.db.with_deletes ORDER BY id"))
         .containsExactly(RowFactory.create(1L), RowFactory.create(3L));
-  }
-
-  @Test
-  void positionDeletesTableFailsWithAClearErrorInsteadOfWrongRows() {
-    // Not supported yet: Iceberg plans this table only as a batch scan of delete-file tasks.
-    assertThatThrownBy(() -> sql("SELECT file_path, pos FROM floe.db.with_deletes.position_deletes"))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessage(
-            "Cannot read floe.db.with_deletes.position_deletes: the position_deletes metadata table"
-                + " is not supported");
   }
 
   // helpers
