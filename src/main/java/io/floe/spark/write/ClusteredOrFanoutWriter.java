@@ -10,12 +10,12 @@ import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.PartitioningWriter;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.util.StructLikeSet;
 import org.apache.iceberg.util.StructLikeUtil;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,18 +31,19 @@ import org.slf4j.LoggerFactory;
  * goes on, writing a second file for each partition that comes back. Same rows, more files.
  *
  * <p>Serves one spec. As with Iceberg's writers, {@link #result()} is valid only after {@link
- * #close()}.
+ * #close()}. {@link #fellBack()} tells whether the task's rows did not arrive in the order asked
+ * for, so that its files must not claim a sort order.
  */
-final class ClusteredOrFanoutWriter implements PartitioningWriter<Record, DataWriteResult> {
+final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, DataWriteResult> {
   private static final Logger LOG = LoggerFactory.getLogger(ClusteredOrFanoutWriter.class);
 
   private final String tableName;
-  private final PartitioningWriter<Record, DataWriteResult> clustered;
-  private final Supplier<PartitioningWriter<Record, DataWriteResult>> newFanout;
+  private final PartitioningWriter<InternalRow, DataWriteResult> clustered;
+  private final Supplier<PartitioningWriter<InternalRow, DataWriteResult>> newFanout;
   private final Comparator<StructLike> comparator;
   private final Set<StructLike> finished;
   private StructLike current;
-  private PartitioningWriter<Record, DataWriteResult> fanout;
+  private PartitioningWriter<InternalRow, DataWriteResult> fanout;
   private boolean closed;
 
   /**
@@ -54,8 +55,8 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<Record, DataWr
   ClusteredOrFanoutWriter(
       String tableName,
       PartitionSpec spec,
-      PartitioningWriter<Record, DataWriteResult> clustered,
-      Supplier<PartitioningWriter<Record, DataWriteResult>> newFanout) {
+      PartitioningWriter<InternalRow, DataWriteResult> clustered,
+      Supplier<PartitioningWriter<InternalRow, DataWriteResult>> newFanout) {
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
     this.clustered = Objects.requireNonNull(clustered, "clustered is null");
     this.newFanout = Objects.requireNonNull(newFanout, "newFanout is null");
@@ -64,7 +65,7 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<Record, DataWr
   }
 
   @Override
-  public void write(Record row, PartitionSpec spec, StructLike partition) {
+  public void write(InternalRow row, PartitionSpec spec, StructLike partition) {
     if (fanout == null && current != null && comparator.compare(partition, current) != 0) {
       finished.add(current);
       if (finished.contains(partition)) {
@@ -81,6 +82,11 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<Record, DataWr
       current = StructLikeUtil.copy(partition);
     }
     (fanout == null ? clustered : fanout).write(row, spec, partition);
+  }
+
+  /** Whether rows arrived unclustered and a fanout writer took over. */
+  boolean fellBack() {
+    return fanout != null;
   }
 
   @Override

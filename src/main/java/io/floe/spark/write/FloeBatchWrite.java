@@ -66,7 +66,8 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
         context.spec(),
         context.options().targetFileSizeBytes(),
         context.options().fanoutEnabled(),
-        context.commitId());
+        context.commitId(),
+        WriteDistribution.of(context).sortsBySortOrder());
   }
 
   @Override

@@ -1,17 +1,14 @@
 package io.floe.spark.write;
 
-import io.floe.spark.types.SparkToIceberg;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.StructLike;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -22,26 +19,35 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One task's writer: converts Spark rows, computes each row's partition with Iceberg's transforms
- * from the table's own source columns, and writes Parquet data files that roll at the target size.
- * With {@code fanout-enabled} one file per partition stays open and rows may come in any order;
- * otherwise one file at a time, relying on the ordering the write asks Spark for ({@link
- * ClusteredOrFanoutWriter}). The data files are valid only after {@link #commit()}; {@link
- * #abort()} deletes them.
+ * One task's writer: computes each row's partition with Iceberg's transforms from the table's own
+ * source columns and writes the Spark rows as they are into Parquet data files ({@link
+ * RowParquetWriter}) that roll at the target size. With {@code fanout-enabled} one file per
+ * partition stays open and rows may come in any order; otherwise one file at a time, relying on the
+ * ordering the write asks Spark for ({@link ClusteredOrFanoutWriter}). The data files are valid
+ * only after {@link #commit()}; {@link #abort()} deletes every file the task opened.
+ *
+ * <p>When the factory says rows come sorted by the table's sort order, the task's files record
+ * that order's id, unless the task had to fall back to a fanout writer: then its rows did not come
+ * as asked, and none of its files claims an order.
  *
  * <p>File names carry a random id of their own, never the commit id: a rerun with the same commit
  * id in a new driver gets the same partition and task ids, and a rerun that is skipped deletes the
  * files it wrote, so its names must not collide with the committed files of the first run.
  */
 final class FloeDataWriter implements DataWriter<InternalRow> {
+  private static final Logger LOG = LoggerFactory.getLogger(FloeDataWriter.class);
+
   private final PartitionSpec spec;
   private final FileIO io;
-  private final SparkToIceberg converter;
-  private final PartitioningWriter<Record, DataWriteResult> writer;
-  private final PartitionKey partitionKey;
-  private final InternalRecordWrapper wrapper;
+  private final RowFileWriterFactory files;
+  private final PartitioningWriter<InternalRow, DataWriteResult> writer;
+  private final ClusteredOrFanoutWriter fallible;
+  private final SortOrder sortOrder;
+  private final RowPartitionKey partitionKey;
   private final TruncateOverflowCheck truncateCheck;
   private long rowsWritten;
   private boolean closed;
@@ -49,68 +55,75 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
   FloeDataWriter(FloeDataWriterFactory factory, int partitionId, long taskId) {
     this.spec = factory.spec();
     this.io = factory.table().io();
-    this.converter = new SparkToIceberg(factory.schema().asStruct());
-    OutputFileFactory files =
+    this.files = new RowFileWriterFactory(factory.table(), factory.schema());
+    OutputFileFactory locations =
         OutputFileFactory.builderFor(factory.table(), partitionId, taskId)
             .format(FileFormat.PARQUET)
             .defaultSpec(spec)
             .operationId(UUID.randomUUID().toString())
             .build();
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(factory.table())
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(factory.schema())
-            .build();
     long targetSize = factory.targetFileSizeBytes();
     if (factory.fanoutEnabled()) {
-      this.writer = new FanoutDataWriter<>(writers, files, io, targetSize);
+      this.writer = new FanoutDataWriter<>(files, locations, io, targetSize);
+      this.fallible = null;
     } else if (spec.isPartitioned()) {
-      this.writer =
+      this.fallible =
           new ClusteredOrFanoutWriter(
               factory.table().name(),
               spec,
-              new ClusteredDataWriter<>(writers, files, io, targetSize),
-              () -> new FanoutDataWriter<>(writers, files, io, targetSize));
+              new ClusteredDataWriter<>(files, locations, io, targetSize),
+              () -> new FanoutDataWriter<>(files, locations, io, targetSize));
+      this.writer = fallible;
     } else {
-      this.writer = new ClusteredDataWriter<>(writers, files, io, targetSize);
+      this.writer = new ClusteredDataWriter<>(files, locations, io, targetSize);
+      this.fallible = null;
     }
-    this.partitionKey = spec.isPartitioned() ? new PartitionKey(spec, factory.schema()) : null;
-    this.wrapper =
-        spec.isPartitioned() ? new InternalRecordWrapper(factory.schema().asStruct()) : null;
+    SortOrder tableOrder = factory.table().sortOrder();
+    this.sortOrder =
+        factory.recordSortOrder() && !factory.fanoutEnabled() && !tableOrder.isUnsorted()
+            ? tableOrder
+            : null;
+    this.partitionKey = spec.isPartitioned() ? new RowPartitionKey(spec, factory.schema()) : null;
     this.truncateCheck =
         TruncateOverflowCheck.forSpec(factory.table().name(), spec, factory.schema());
   }
 
   @Override
   public void write(InternalRow row) throws IOException {
-    Record record = converter.convert(row);
     rowsWritten += 1;
     if (partitionKey == null) {
-      writer.write(record, spec, null);
+      writer.write(row, spec, null);
     } else {
-      StructLike wrapped = wrapper.wrap(record);
-      partitionKey.partition(wrapped);
+      partitionKey.partition(row);
       if (truncateCheck != null) {
-        truncateCheck.check(wrapped, partitionKey);
+        truncateCheck.check(partitionKey.row(), partitionKey);
       }
-      writer.write(record, spec, partitionKey);
+      writer.write(row, spec, partitionKey);
     }
   }
 
   @Override
   public WriterCommitMessage commit() throws IOException {
     closeWriter();
-    return new FloeCommitMessage(writer.result().dataFiles());
+    List<DataFile> written = writer.result().dataFiles();
+    boolean ordered = sortOrder != null && (fallible == null || !fallible.fellBack());
+    return new FloeCommitMessage(ordered ? withSortOrder(written) : written);
   }
 
   @Override
   public void abort() throws IOException {
     try {
       closeWriter();
+    } catch (IOException | RuntimeException e) {
+      // a failed row can leave a file that does not close cleanly; it is deleted below all the same
+      LOG.warn("Could not close the data files of an aborted write task", e);
     } finally {
-      List<DataFile> written = closed ? writtenFiles() : List.of();
-      for (DataFile file : written) {
-        io.deleteFile(file.location());
+      for (String location : files.openedLocations()) {
+        try {
+          io.deleteFile(location);
+        } catch (RuntimeException e) {
+          LOG.warn("Could not delete data file {} of an aborted write task", location, e);
+        }
       }
     }
   }
@@ -125,12 +138,12 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
     closeWriter();
   }
 
-  private List<DataFile> writtenFiles() {
-    try {
-      return writer.result().dataFiles();
-    } catch (IllegalStateException e) {
-      return List.of();
+  private List<DataFile> withSortOrder(List<DataFile> written) {
+    List<DataFile> sorted = new ArrayList<>(written.size());
+    for (DataFile file : written) {
+      sorted.add(DataFiles.builder(spec).copy(file).withSortOrder(sortOrder).build());
     }
+    return sorted;
   }
 
   private void closeWriter() throws IOException {

@@ -11,8 +11,9 @@ import org.apache.spark.sql.connector.write.DataWriterFactory;
 
 /**
  * What every writer task needs: a read-only copy of the table's metadata (FileIO, location
- * provider, properties), the schema and spec to write, and the file settings. It never calls a
- * catalog.
+ * provider, properties, sort order), the schema and spec to write, the file settings, and whether
+ * the rows come sorted by the table's sort order, so that the files may record it. It never calls
+ * a catalog.
  */
 public final class FloeDataWriterFactory implements DataWriterFactory {
   private final Table table;
@@ -21,6 +22,7 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
   private final long targetFileSizeBytes;
   private final boolean fanoutEnabled;
   private final String commitId;
+  private final boolean recordSortOrder;
 
   /**
    * @param table a serializable, read-only copy of the table
@@ -29,6 +31,9 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
    * @param targetFileSizeBytes data files roll over at this size
    * @param fanoutEnabled whether one file per partition stays open (any input order)
    * @param commitId the write's commit id (shown in plans; file names carry their own random id)
+   * @param recordSortOrder whether Spark sorts every task's rows by the partition transforms and
+   *     then the table's sort order ({@link WriteDistribution#sortsBySortOrder()}), so that files
+   *     written one at a time carry the table's sort order id
    */
   public FloeDataWriterFactory(
       Table table,
@@ -36,13 +41,15 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
       PartitionSpec spec,
       long targetFileSizeBytes,
       boolean fanoutEnabled,
-      String commitId) {
+      String commitId,
+      boolean recordSortOrder) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.schema = Objects.requireNonNull(schema, "schema is null");
     this.spec = Objects.requireNonNull(spec, "spec is null");
     this.targetFileSizeBytes = targetFileSizeBytes;
     this.fanoutEnabled = fanoutEnabled;
     this.commitId = Objects.requireNonNull(commitId, "commitId is null");
+    this.recordSortOrder = recordSortOrder;
   }
 
   public Table table() {
@@ -69,6 +76,10 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
     return commitId;
   }
 
+  public boolean recordSortOrder() {
+    return recordSortOrder;
+  }
+
   @Override
   public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
     return new FloeDataWriter(this, partitionId, taskId);
@@ -90,7 +101,8 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
         && PlanValues.sameSpec(spec, that.spec)
         && targetFileSizeBytes == that.targetFileSizeBytes
         && fanoutEnabled == that.fanoutEnabled
-        && commitId.equals(that.commitId);
+        && commitId.equals(that.commitId)
+        && recordSortOrder == that.recordSortOrder;
   }
 
   @Override
@@ -112,6 +124,7 @@ public final class FloeDataWriterFactory implements DataWriterFactory {
         + fanoutEnabled
         + ", commitId="
         + commitId
+        + (recordSortOrder ? ", sortOrderId=" + table.sortOrder().orderId() : "")
         + "}";
   }
 }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Accessor;
 import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
@@ -51,7 +50,7 @@ final class TruncateOverflowCheck {
   }
 
   /** Fails when a truncated value of the row came out larger than the value itself. */
-  void check(StructLike row, PartitionKey key) {
+  void check(StructLike row, StructLike key) {
     for (Guard guard : guards) {
       Object value = guard.source().get(row);
       Object truncated = key.get(guard.position(), Object.class);

@@ -71,16 +71,19 @@ public final class WriteDistribution implements Serializable {
   private final Distribution distribution;
   private final SortOrder[] ordering;
   private final long advisoryPartitionSizeBytes;
+  private final boolean sortsBySortOrder;
 
   private WriteDistribution(
       DistributionMode mode,
       Distribution distribution,
       SortOrder[] ordering,
-      long advisoryPartitionSizeBytes) {
+      long advisoryPartitionSizeBytes,
+      boolean sortsBySortOrder) {
     this.mode = mode;
     this.distribution = distribution;
     this.ordering = ordering;
     this.advisoryPartitionSizeBytes = advisoryPartitionSizeBytes;
+    this.sortsBySortOrder = sortsBySortOrder;
   }
 
   /** Works out the distribution and ordering of a planned write. */
@@ -140,7 +143,13 @@ public final class WriteDistribution implements Serializable {
         distribution instanceof UnspecifiedDistribution
             ? 0L
             : options.advisoryPartitionSizeBytes();
-    return new WriteDistribution(mode, distribution, ordering, advisory);
+    // every field of Iceberg's merge of partition transforms and sort order reached Spark's sort
+    boolean sortsBySortOrder =
+        sorted
+            && !options.fanoutEnabled()
+            && fullOrdering.length > 0
+            && fullOrdering.length == toSpark.mergedFieldCount(spec, sortOrder);
+    return new WriteDistribution(mode, distribution, ordering, advisory, sortsBySortOrder);
   }
 
   /** The distribution mode in effect, after the table's default was applied. */
@@ -166,6 +175,16 @@ public final class WriteDistribution implements Serializable {
     return ordering.clone();
   }
 
+  /**
+   * Whether Spark sorts every task's rows by the partition transforms and then the whole of the
+   * table's sort order, so that a file written from one task's rows one file at a time is in the
+   * table's sort order. False for an unsorted table, with the fanout writer (whose files need no
+   * order), and when a transform of the order cannot be expressed to Spark.
+   */
+  public boolean sortsBySortOrder() {
+    return sortsBySortOrder;
+  }
+
   /** The shuffle partition size to ask Spark for, or 0 for Spark's own. */
   public long advisoryPartitionSizeBytes() {
     return advisoryPartitionSizeBytes;
@@ -181,6 +200,7 @@ public final class WriteDistribution implements Serializable {
         + describe(ordering)
         + ", advisoryPartitionSizeBytes="
         + advisoryPartitionSizeBytes
+        + (sortsBySortOrder ? ", sortsBySortOrder" : "")
         + "}";
   }
 
@@ -239,6 +259,18 @@ public final class WriteDistribution implements Serializable {
                     : NullOrdering.NULLS_LAST));
       }
       return orders.toArray(new SortOrder[0]);
+    }
+
+    /**
+     * The number of fields in Iceberg's merge of the spec's partition transforms and {@code
+     * sortOrder}, or -1 if Iceberg cannot merge them.
+     */
+    int mergedFieldCount(PartitionSpec spec, org.apache.iceberg.SortOrder sortOrder) {
+      try {
+        return SortOrderUtil.buildSortOrder(schema, spec, sortOrder).fields().size();
+      } catch (UnsupportedOperationException | IllegalArgumentException e) {
+        return -1;
+      }
     }
 
     /**

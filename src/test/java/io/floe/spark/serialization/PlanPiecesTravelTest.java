@@ -402,7 +402,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     static FloeDataWriterFactory writerFactory(FloeDataWriterFactory original) {
       return new FloeDataWriterFactory(
           original.table(), original.schema(), original.spec(), original.targetFileSizeBytes(),
-          original.fanoutEnabled(), original.commitId());
+          original.fanoutEnabled(), original.commitId(), original.recordSortOrder());
     }
 
     /** Rebuilds a reader factory or an input partition. */

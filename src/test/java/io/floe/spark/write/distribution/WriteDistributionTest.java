@@ -101,7 +101,8 @@ class WriteDistributionTest {
     assertThat(distribution.toString())
         .isEqualTo("WriteDistribution{mode=range, distribution=ordered[days(ts) ASC NULLS FIRST, id DESC NULLS LAST, "
             + "s ASC NULLS FIRST], ordering=[days(ts) ASC NULLS FIRST, id DESC NULLS LAST, s ASC NULLS FIRST], "
-            + "advisoryPartitionSizeBytes=4096}");
+            + "advisoryPartitionSizeBytes=4096, sortsBySortOrder}");
+    assertThat(distribution.sortsBySortOrder()).isTrue();
   }
 
   @Test
@@ -114,6 +115,25 @@ class WriteDistributionTest {
 
     assertThat(describe(((ClusteredDistribution) distribution.distribution()).clustering())).containsExactly("s");
     assertThat(describe(distribution.ordering())).containsExactly("s ASC NULLS FIRST", "id ASC NULLS FIRST");
+    // the fanout writer's files are not said to be sorted
+    assertThat(distribution.sortsBySortOrder()).isFalse();
+  }
+
+  @Test
+  void filesAreSaidToBeSortedOnlyWhenSparkSortsByTheWholeSortOrder() {
+    SortOrder byId = SortOrder.builderFor(SCHEMA).asc("id").build();
+    PartitionSpec byDay = PartitionSpec.builderFor(SCHEMA).day("ts").build();
+    PartitionSpec byUuidBucket = PartitionSpec.builderFor(SCHEMA).bucket("u", 4).build();
+
+    assertThat(distribution(byDay, byId, options(Map.of())).sortsBySortOrder()).isTrue();
+    assertThat(distribution(byDay, byId, options(Map.of("distribution-mode", "none"))).sortsBySortOrder())
+        .isTrue();
+    assertThat(distribution(byDay, SortOrder.unsorted(), options(Map.of())).sortsBySortOrder()).isFalse();
+    // Spark cannot compute a uuid's bucket, so the sort stops before the sort order
+    assertThat(distribution(byUuidBucket, byId, options(Map.of())).sortsBySortOrder()).isFalse();
+    // nor any non-identity transform without a function catalog
+    assertThat(distribution(byDay, byId, options(Map.of("path", "/somewhere"))).sortsBySortOrder())
+        .isFalse();
   }
 
   @Test

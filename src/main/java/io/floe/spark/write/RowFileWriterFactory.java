@@ -1,0 +1,86 @@
+package io.floe.spark.write;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.FileWriterFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * Opens one task's Parquet data files for Spark rows, written by {@link RowParquetWriter} with the
+ * table's properties (compression, row group and page sizes, bloom filters) and metrics settings
+ * ({@code write.metadata.metrics.*}), as Iceberg's own writer factories do.
+ *
+ * <p>Remembers the location of every file it opened, including one still open or left broken by a
+ * failed write, so that an aborted task can delete them all. Serves data files only: Floe writes no
+ * delete files. Not thread-safe; one per writer task.
+ */
+final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
+  private final Table table;
+  private final Schema schema;
+  private final MetricsConfig metricsConfig;
+  private final List<String> opened = new ArrayList<>();
+
+  /**
+   * @param table the read-only table copy whose properties and metrics settings apply
+   * @param schema the schema rows are written with
+   */
+  RowFileWriterFactory(Table table, Schema schema) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.schema = Objects.requireNonNull(schema, "schema is null");
+    this.metricsConfig = MetricsConfig.forTable(table);
+  }
+
+  /** The locations of every file this factory opened, in order. */
+  List<String> openedLocations() {
+    return List.copyOf(opened);
+  }
+
+  @Override
+  public DataWriter<InternalRow> newDataWriter(
+      EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+    opened.add(file.encryptingOutputFile().location());
+    try {
+      return Parquet.writeData(file)
+          .schema(schema)
+          .setAll(table.properties())
+          .metricsConfig(metricsConfig)
+          .withSpec(spec)
+          .withPartition(partition)
+          .withKeyMetadata(file.keyMetadata())
+          .createWriterFunc(type -> RowParquetWriter.create(schema, type))
+          .overwrite()
+          .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot open data file " + file.encryptingOutputFile().location() + " of " + table.name(),
+          e);
+    }
+  }
+
+  @Override
+  public EqualityDeleteWriter<InternalRow> newEqualityDeleteWriter(
+      EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+    throw new UnsupportedOperationException(
+        "Cannot write equality deletes to " + table.name() + ": Floe writes data files only");
+  }
+
+  @Override
+  public PositionDeleteWriter<InternalRow> newPositionDeleteWriter(
+      EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+    throw new UnsupportedOperationException(
+        "Cannot write position deletes to " + table.name() + ": Floe writes data files only");
+  }
+}
