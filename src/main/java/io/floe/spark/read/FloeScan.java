@@ -174,7 +174,7 @@ public final class FloeScan
 
   @Override
   public Statistics estimateStatistics() {
-    return ScanStatistics.of(filtered, readSchema);
+    return ScanStatistics.of(filtered, readSchema, tableSchema);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.types.SparkSchemas;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.util.Collection;
@@ -47,8 +48,16 @@ final class ScanStatistics implements Statistics {
     this.columnStats = columnStats;
   }
 
-  /** The statistics of the tasks of these groups, with column statistics for {@code schema}. */
-  static ScanStatistics of(List<FloeInputPartition> partitions, Schema schema) {
+  /**
+   * The statistics of the tasks of these groups reading {@code schema} (the projection) out of
+   * {@code tableSchema}, with column statistics for {@code schema}.
+   *
+   * <p>The size is the bytes of the files read, scaled by the share of a row the projection reads,
+   * as Spark sizes its own file sources: a join that reads two narrow columns of a wide table is
+   * sized by those columns, so Spark can broadcast it as it would the same Parquet files.
+   */
+  static ScanStatistics of(
+      List<FloeInputPartition> partitions, Schema schema, Schema tableSchema) {
     long bytes = 0;
     long rows = 0;
     Map<String, DataFile> files = new LinkedHashMap<>();
@@ -73,7 +82,26 @@ final class ScanStatistics implements Statistics {
             .ifPresent(stats -> columns.put(Expressions.column(field.name()), stats));
       }
     }
-    return new ScanStatistics(bytes, rows, Map.copyOf(columns));
+    long projected = (long) Math.ceil(bytes * projectedShare(schema, tableSchema));
+    return new ScanStatistics(Math.max(projected, bytes > 0 ? 1 : 0), rows, Map.copyOf(columns));
+  }
+
+  /**
+   * The share of a row's size (by Spark's default size per type) that the projection's data
+   * columns make up, at most 1; metadata columns, which are not in the files, do not count.
+   */
+  static double projectedShare(Schema schema, Schema tableSchema) {
+    long full = SparkSchemas.toSpark(tableSchema).defaultSize();
+    if (full <= 0) {
+      return 1.0;
+    }
+    long read = 0;
+    for (Types.NestedField field : schema.columns()) {
+      if (tableSchema.findField(field.fieldId()) != null) {
+        read += SparkSchemas.toSpark(field.type()).defaultSize();
+      }
+    }
+    return Math.min(1.0, (double) read / full);
   }
 
   /** Rows in a task before deletes, so that deletes never make the estimate too low. */

@@ -87,6 +87,30 @@ class ScanStatisticsTest extends SparkTestBase {
   }
 
   @Test
+  void aProjectionIsSizedByTheShareOfTheRowItReads() {
+    sql("CREATE TABLE floe.stats.wide (id BIGINT, a STRING, b STRING, c STRING) USING iceberg");
+    sql(
+        "INSERT INTO floe.stats.wide SELECT id, sha2(CAST(id AS STRING), 512),"
+            + " sha2(CAST(id AS STRING), 384), sha2(CAST(id AS STRING), 256) FROM range(0, 2000)");
+    long bytes =
+        dataFiles(icebergTable(spark, "stats.wide")).stream()
+            .mapToLong(DataFile::fileSizeInBytes)
+            .sum();
+
+    Dataset<Row> narrow = spark.sql("SELECT id FROM floe.stats.wide");
+    Dataset<Row> two = spark.sql("SELECT id, a FROM floe.stats.wide");
+
+    // Spark's default sizes: 8 for a bigint, 20 for a string, so id is 8 of a 68-byte row
+    assertThat(floeScan(spark.table("floe.stats.wide")).estimateStatistics().sizeInBytes().getAsLong())
+        .isEqualTo(bytes);
+    assertThat(narrow.queryExecution().optimizedPlan().stats().sizeInBytes().longValue())
+        .isEqualTo((long) Math.ceil(bytes * 8.0 / 68));
+    assertThat(floeScan(two).estimateStatistics().sizeInBytes().getAsLong())
+        .isEqualTo((long) Math.ceil(bytes * 28.0 / 68));
+    assertThat(floeScan(narrow).estimateStatistics().numRows().getAsLong()).isEqualTo(2000);
+  }
+
+  @Test
   void withPositionDeletesTheRowCountIsNeverBelowTheRowsThereAre() {
     sql(
         "CREATE TABLE floe.stats.deleted (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '2')");
