@@ -1,8 +1,6 @@
 package io.floe.spark.functions;
 
-import org.apache.iceberg.transforms.Transforms;
-import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SerializableFunction;
+import io.floe.spark.types.TimeTransforms;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.functions.BoundFunction;
 import org.apache.spark.sql.types.DataType;
@@ -27,15 +25,13 @@ public final class HoursFunction extends TimeFunction {
   /** For timestamps with or without time zone, given as microseconds since 1970-01-01T00:00. */
   public static final class FromTimestamp extends BoundTransform<Integer> {
     private static final long serialVersionUID = 1L;
-    private static final SerializableFunction<Long, Integer> TRANSFORM =
-        Transforms.<Long>hour().bind(Types.TimestampType.withZone());
 
     FromTimestamp(DataType type) {
       super(NAME, new DataType[] {type}, DataTypes.IntegerType);
     }
 
     public static int invoke(long micros) {
-      return TRANSFORM.apply(micros);
+      return TimeTransforms.hoursFromMicros(micros);
     }
 
     @Override

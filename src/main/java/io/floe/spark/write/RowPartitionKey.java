@@ -1,5 +1,6 @@
 package io.floe.spark.write;
 
+import io.floe.spark.types.TimeTransforms;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.iceberg.Accessor;
@@ -16,17 +17,14 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * type holding exactly the values Iceberg's {@link org.apache.iceberg.PartitionKey} would.
  *
  * <p>Source values are read through {@link PartitionSourceRow}. Each field applies Iceberg's own
- * bound transform, except {@code day} and {@code hour} of a timestamp: Iceberg computes those
+ * bound transform, except the year, month, day and hour of a timestamp: Iceberg computes those
  * through an {@code OffsetDateTime} per value, which dominated the cost of a write partitioned by
- * day; here they are the floor division of the microseconds, which is the same number.
+ * day; here they come from {@link TimeTransforms}, which gives the same numbers.
  *
  * <p>One instance is reused for every row of a task ({@link #partition}); the writers copy it when
  * they keep it.
  */
 final class RowPartitionKey implements StructLike {
-  private static final long MICROS_PER_HOUR = 3_600_000_000L;
-  private static final long MICROS_PER_DAY = 24 * MICROS_PER_HOUR;
-
   private final PartitionSourceRow source;
   private final Accessor<StructLike>[] accessors;
   private final Function<Object, Object>[] transforms;
@@ -54,11 +52,19 @@ final class RowPartitionKey implements StructLike {
 
   private static Function<Object, Object> transform(PartitionField field, Type sourceType) {
     String name = field.transform().toString();
-    if (sourceType.typeId() == Type.TypeID.TIMESTAMP && name.equals("day")) {
-      return micros -> micros == null ? null : (int) Math.floorDiv((Long) micros, MICROS_PER_DAY);
-    }
-    if (sourceType.typeId() == Type.TypeID.TIMESTAMP && name.equals("hour")) {
-      return micros -> micros == null ? null : (int) Math.floorDiv((Long) micros, MICROS_PER_HOUR);
+    if (sourceType.typeId() == Type.TypeID.TIMESTAMP) {
+      switch (name) {
+        case "year":
+          return micros -> micros == null ? null : TimeTransforms.yearsFromMicros((Long) micros);
+        case "month":
+          return micros -> micros == null ? null : TimeTransforms.monthsFromMicros((Long) micros);
+        case "day":
+          return micros -> micros == null ? null : TimeTransforms.daysFromMicros((Long) micros);
+        case "hour":
+          return micros -> micros == null ? null : TimeTransforms.hoursFromMicros((Long) micros);
+        default:
+          break;
+      }
     }
     @SuppressWarnings("unchecked")
     Transform<Object, Object> transform = (Transform<Object, Object>) field.transform();
