@@ -9,6 +9,7 @@ import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.ReadTestSupport;
 import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +24,6 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
 import org.apache.iceberg.PartitionSpec;
@@ -31,12 +31,9 @@ import org.apache.iceberg.PositionDeletesScanTask;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.PositionDelete;
@@ -89,11 +86,11 @@ class PositionDeletesTableTest extends SparkTestBase {
         + " PARTITIONED BY (category) TBLPROPERTIES ('format-version'='2')");
     sql("INSERT INTO floe.pd.v2 VALUES (1, 'one', 'a'), (2, 'two', 'a'), (3, 'three', 'a'),"
         + " (4, 'four', 'b'), (5, 'five', 'b'), (6, 'six', 'b')");
-    Table v2 = icebergTable("pd.v2");
+    Table v2 = ReadTestSupport.icebergTable(spark, "pd.v2");
     DataFile a = fileIn(v2, "a");
     DataFile b = fileIn(v2, "b");
     fileA = a.location();
-    List<Record> recordsB = fileRecords(v2, b);
+    List<Record> recordsB = ReadTestSupport.fileRecords(v2, b);
     deletedWithRow = recordsB.get(1);
     remaining = recordsB.get(2);
     RowDelta delta = v2.newRowDelta();
@@ -108,11 +105,11 @@ class PositionDeletesTableTest extends SparkTestBase {
     sql("CREATE TABLE floe.pd.v3 (id BIGINT, category STRING) USING iceberg"
         + " PARTITIONED BY (category) TBLPROPERTIES ('format-version'='3')");
     sql("INSERT INTO floe.pd.v3 SELECT id, IF(pmod(id, 2) = 0, 'even', 'odd') FROM range(20)");
-    Table v3 = icebergTable("pd.v3");
+    Table v3 = ReadTestSupport.icebergTable(spark, "pd.v3");
     OutputFileFactory puffins =
         OutputFileFactory.builderFor(v3, 1, 1).format(FileFormat.PUFFIN).build();
     BaseDVFileWriter writer = new BaseDVFileWriter(puffins, path -> null);
-    List<DataFile> v3Files = dataFiles(v3);
+    List<DataFile> v3Files = ReadTestSupport.dataFiles(v3);
     try (BaseDVFileWriter closing = writer) {
       for (DataFile file : v3Files) {
         for (long pos : List.of(0L, 3L, 4L)) {
@@ -296,8 +293,8 @@ class PositionDeletesTableTest extends SparkTestBase {
     sql("CREATE TABLE floe.pd.evolved (id BIGINT, category STRING) USING iceberg"
         + " PARTITIONED BY (category) TBLPROPERTIES ('format-version'='2')");
     sql("INSERT INTO floe.pd.evolved VALUES (1, 'a'), (2, 'a')");
-    Table table = icebergTable("pd.evolved");
-    DataFile before = dataFiles(table).get(0);
+    Table table = ReadTestSupport.icebergTable(spark, "pd.evolved");
+    DataFile before = ReadTestSupport.dataFiles(table).get(0);
     table
         .updateSpec()
         .addField("id_bucket", org.apache.iceberg.expressions.Expressions.bucket("id", 4))
@@ -305,7 +302,7 @@ class PositionDeletesTableTest extends SparkTestBase {
     sql("INSERT INTO floe.pd.evolved VALUES (3, 'b')");
     table.refresh();
     DataFile after =
-        dataFiles(table).stream()
+        ReadTestSupport.dataFiles(table).stream()
             .filter(file -> file.specId() != before.specId())
             .findFirst()
             .orElseThrow();
@@ -403,15 +400,9 @@ class PositionDeletesTableTest extends SparkTestBase {
     return deleteFile;
   }
 
-  private static Table icebergTable(String name) {
-    FloeCatalog catalog =
-        (FloeCatalog) ((SparkSession) spark).sessionState().catalogManager().catalog("floe");
-    return catalog.icebergCatalog().loadTable(TableIdentifier.parse(name));
-  }
-
   private static Table positionDeletesTable(String name) {
     return MetadataTableUtils.createMetadataTableInstance(
-        icebergTable(name), MetadataTableType.POSITION_DELETES);
+        ReadTestSupport.icebergTable(spark, name), MetadataTableType.POSITION_DELETES);
   }
 
   /** The delete files Iceberg core's own scan of a position_deletes table plans. */
@@ -427,40 +418,13 @@ class PositionDeletesTableTest extends SparkTestBase {
     return files;
   }
 
-  private static List<DataFile> dataFiles(Table table) {
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> files.add(task.file()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    files.sort(Comparator.comparing(DataFile::location));
-    return files;
-  }
-
   private static DataFile fileIn(Table table, String category) {
     List<DataFile> files =
-        dataFiles(table).stream()
+        ReadTestSupport.dataFiles(table).stream()
             .filter(file -> category.equals(file.partition().get(0, String.class)))
             .toList();
     assertThat(files).as("data files of category " + category).hasSize(1);
     return files.get(0);
-  }
-
-  /** The rows of one data file in file order: the i-th record is the row at position i. */
-  private static List<Record> fileRecords(Table table, DataFile file) {
-    Schema schema = table.schema();
-    List<Record> records = new ArrayList<>();
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      rows.forEach(records::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return records;
   }
 
   private static FloeScan scan(String table, Predicate filter) {

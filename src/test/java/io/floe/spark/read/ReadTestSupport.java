@@ -45,18 +45,18 @@ import scala.jdk.javaapi.CollectionConverters;
  * FloeScan} a query planned, and a canonical form of values so that Spark rows and Iceberg records
  * compare.
  */
-final class ReadTestSupport {
+public final class ReadTestSupport {
   private ReadTestSupport() {}
 
   /** The Iceberg table {@code floe.<name>} as the Floe catalog loads it now. */
-  static Table icebergTable(SparkSession spark, String name) {
+  public static Table icebergTable(SparkSession spark, String name) {
     FloeCatalog catalog =
         (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
     return catalog.icebergCatalog().loadTable(TableIdentifier.parse(name));
   }
 
   /** The data files of the table's current snapshot, sorted by location. */
-  static List<DataFile> dataFiles(Table table) {
+  public static List<DataFile> dataFiles(Table table) {
     table.refresh();
     List<DataFile> files = new ArrayList<>();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
@@ -72,7 +72,7 @@ final class ReadTestSupport {
    * The rows of one data file, read straight from Parquet in file order, so that the i-th record is
    * the row at position i.
    */
-  static List<Record> fileRecords(Table table, DataFile file) {
+  public static List<Record> fileRecords(Table table, DataFile file) {
     Schema schema = table.schema();
     List<Record> records = new ArrayList<>();
     try (CloseableIterable<Record> rows =
