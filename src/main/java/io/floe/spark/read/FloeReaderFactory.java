@@ -90,6 +90,16 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
     return tableName;
   }
 
+  /**
+   * The failure to open a file of this table for reading. Storage clients report failures (a
+   * refused connection, a closed client) unchecked and without the file's name, so the name and
+   * the table are added here.
+   */
+  IllegalStateException openFailure(String location, RuntimeException cause) {
+    return new IllegalStateException(
+        "Cannot read " + location + " of " + tableName + ": " + cause, cause);
+  }
+
   public FileIO io() {
     return io;
   }

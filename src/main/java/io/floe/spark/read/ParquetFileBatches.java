@@ -132,10 +132,7 @@ final class ParquetFileBatches implements TaskBatches {
       throw new UncheckedIOException(
           new IOException("Cannot read " + task.file().location() + ": interrupted", e));
     } catch (RuntimeException e) {
-      // a storage client reports a failure (refused connection, closed client) unchecked and
-      // without the file's name
-      throw new IllegalStateException(
-          "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
+      throw factory.openFailure(task.file().location(), e);
     }
   }
 

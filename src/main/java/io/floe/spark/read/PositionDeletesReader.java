@@ -65,10 +65,7 @@ final class PositionDeletesReader implements PartitionReader<InternalRow> {
       try {
         current = open(task);
       } catch (RuntimeException e) {
-        // a storage client reports a failure (refused connection, closed client) unchecked and
-        // without the file's name
-        throw new IllegalStateException(
-            "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
+        throw factory.openFailure(task.file().location(), e);
       }
       metrics.fileOpened(task.length());
     }

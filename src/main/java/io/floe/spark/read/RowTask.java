@@ -58,10 +58,7 @@ final class RowTask implements Closeable {
       if (task.isDataTask()) {
         throw e;
       }
-      // a storage client reports a failure (refused connection, closed client) unchecked and
-      // without the file's name
-      throw new IllegalStateException(
-          "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
+      throw factory.openFailure(task.file().location(), e);
     }
   }
 
