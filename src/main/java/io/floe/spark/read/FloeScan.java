@@ -193,7 +193,8 @@ public final class FloeScan
 
   @Override
   public NamedReference[] filterAttributes() {
-    return RuntimeFilters.attributes(partitions, tableSchema);
+    // Spark resolves these against the scan's output, so only projected columns can be offered
+    return RuntimeFilters.attributes(partitions, readSchema);
   }
 
   @Override
