@@ -24,7 +24,7 @@ final class FloeColumnarReader implements PartitionReader<ColumnarBatch> {
   private ColumnarBatch batch;
 
   FloeColumnarReader(FloeReaderFactory factory, FloeInputPartition partition) {
-    Configuration conf = new Configuration();
+    Configuration conf = ReadConf.shared();
     NameMapping mapping = factory.nameMapping();
     StructType sparkSchema = SparkSchemas.toSpark(factory.readSchema());
     IcebergToSpark converter = new IcebergToSpark(factory.readSchema().asStruct());
