@@ -77,6 +77,7 @@ final class ParquetFileBatches implements TaskBatches {
   private ColumnarBatch sparkBatch;
   private ColumnVector[] full;
   private StringDictionaries dictionaries;
+  private NumericDictionaries numerics;
   private int[] live;
 
   private ParquetFileBatches(
@@ -296,10 +297,14 @@ final class ParquetFileBatches implements TaskBatches {
       }
       row.setVectors(full);
       dictionaries = StringDictionaries.forBatch(sparkBatch);
+      numerics = NumericDictionaries.forBatch(sparkBatch);
     }
     while (reader.nextBatch()) {
       if (dictionaries != null) {
         dictionaries.apply(sparkBatch);
+      }
+      if (numerics != null) {
+        numerics.apply(sparkBatch);
       }
       int numRows = sparkBatch.numRows();
       if (positionDeletes == null && liveByEquality == null) {

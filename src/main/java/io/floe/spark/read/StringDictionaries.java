@@ -1,6 +1,5 @@
 package io.floe.spark.read;
 
-import java.lang.reflect.Field;
 import java.util.Arrays;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
 import org.apache.spark.sql.execution.vectorized.Dictionary;
@@ -8,8 +7,6 @@ import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Decodes each dictionary-encoded string value of a Parquet column chunk once, instead of once per
@@ -24,37 +21,10 @@ import org.slf4j.LoggerFactory;
  * is never modified in place; binary columns are left alone since {@code getBinary} hands out the
  * array itself.
  *
- * <p>It reaches two non-public fields of Spark's reader; should a Spark version not have them, it
- * turns itself off and reads stay as fast as Spark's own.
+ * <p>It reaches non-public fields of Spark's reader through {@link DictionaryFields}; should a Spark
+ * version not have them, it turns itself off and reads stay as fast as Spark's own.
  */
 final class StringDictionaries {
-  private static final Logger LOG = LoggerFactory.getLogger(StringDictionaries.class);
-  private static final Field VECTOR_DICTIONARY;
-  private static final Field PARQUET_DICTIONARY;
-  private static final Field NEEDS_TRANSFORM;
-
-  static {
-    Field vector = null;
-    Field parquet = null;
-    Field transform = null;
-    try {
-      vector = WritableColumnVector.class.getDeclaredField("dictionary");
-      parquet = ParquetDictionary.class.getDeclaredField("dictionary");
-      transform = ParquetDictionary.class.getDeclaredField("needTransform");
-      vector.setAccessible(true);
-      parquet.setAccessible(true);
-      transform.setAccessible(true);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      LOG.info("Decoding Parquet string dictionaries per row as Spark does: {}", e.toString());
-      vector = null;
-      parquet = null;
-      transform = null;
-    }
-    VECTOR_DICTIONARY = vector;
-    PARQUET_DICTIONARY = parquet;
-    NEEDS_TRANSFORM = transform;
-  }
-
   private final int[] columns;
   private final CachedDictionary[] cached;
 
@@ -68,7 +38,7 @@ final class StringDictionaries {
    * reused for every batch; null when there is nothing to cache.
    */
   static StringDictionaries forBatch(ColumnarBatch batch) {
-    if (VECTOR_DICTIONARY == null) {
+    if (!DictionaryFields.available()) {
       return null;
     }
     int[] columns = new int[batch.numCols()];
@@ -89,22 +59,17 @@ final class StringDictionaries {
       if (!vector.hasDictionary()) {
         continue;
       }
-      try {
-        Object current = VECTOR_DICTIONARY.get(vector);
-        if (!(current instanceof ParquetDictionary spark) || NEEDS_TRANSFORM.getBoolean(spark)) {
-          continue;
-        }
-        org.apache.parquet.column.Dictionary parquet =
-            (org.apache.parquet.column.Dictionary) PARQUET_DICTIONARY.get(spark);
-        CachedDictionary last = cached[i];
-        if (last == null || last.parquet != parquet) {
-          last = new CachedDictionary(parquet, spark);
-          cached[i] = last;
-        }
-        vector.setDictionary(last);
-      } catch (IllegalAccessException e) {
-        throw new IllegalStateException("Cannot read a Parquet string dictionary", e);
+      ParquetDictionary spark = DictionaryFields.parquetDictionary(vector);
+      if (spark == null || DictionaryFields.transforms(spark)) {
+        continue;
       }
+      org.apache.parquet.column.Dictionary parquet = DictionaryFields.source(spark);
+      CachedDictionary last = cached[i];
+      if (last == null || last.parquet != parquet) {
+        last = new CachedDictionary(parquet, spark);
+        cached[i] = last;
+      }
+      vector.setDictionary(last);
     }
   }
 
