@@ -17,7 +17,7 @@ from collections import defaultdict
 
 ENGINES = ["floe", "official", "parquet"]
 SCENARIOS = ["fullscan", "fullscan-warm", "selective", "selective-warm", "aggregate",
-             "aggregate-warm", "insert", "planning", "tpch-total"]
+             "aggregate-warm", "insert", "planning", "tpch-total", "tpch-total-warm"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)
@@ -101,7 +101,7 @@ def agreement(scenario):
         if by_files is not None:
             return by_files
     if scenario == "tpch-total":
-        queries = sorted({s for (s, _) in times if s.startswith("tpch-q")})
+        queries = sorted({s for (s, _) in times if re.fullmatch(r"tpch-q\d\d", s)})
         bad = [q[len("tpch-"):] for q in queries if agreement(q) != "yes"]
         return "yes" if queries and not bad else f"NO ({', '.join(bad)})"
     all_answers = set().union(*(a for (s, e), a in answers.items() if s == scenario))
@@ -137,8 +137,9 @@ if queries:
     print("TPC-H per query (median seconds; heap: median live / peak MB):")
     print()
     print("| query | floe s | official s | Spark-Parquet s | Floe/official | Floe/Spark-Parquet "
-          "| CPU Floe/official | floe heap | official heap | answers agree |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| CPU Floe/official | warm Floe/official | warm Floe/Spark-Parquet | floe heap "
+          "| official heap | answers agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for q in queries + ["tpch-total"]:
         med = {e: statistics.median(times[(q, e)]) for e in ENGINES if times[(q, e)]}
         ratio = f"{med['floe'] / med['official']:.2f}" if "floe" in med and med.get("official") else ""
@@ -146,8 +147,14 @@ if queries:
         cells = [f"{med[e]:.2f}" if e in med else "-" for e in ENGINES]
         heaps = [f"{median_of(q, e, 'heapLiveMB')} / {median_of(q, e, 'heapPeakMB')}"
                  for e in ("floe", "official")]
+        warm = {e: statistics.median(times[(q + "-warm", e)]) for e in ENGINES
+                if times[(q + "-warm", e)]}
+        warm_ratio = (f"{warm['floe'] / warm['official']:.2f}"
+                      if "floe" in warm and warm.get("official") else "")
+        warm_pq = (f"{warm['floe'] / warm['parquet']:.2f}"
+                   if "floe" in warm and warm.get("parquet") else "")
         name = q[len("tpch-"):] if q != "tpch-total" else "**total**"
         print(f"| {name} | {cells[0]} | {cells[1]} | {cells[2]} | {ratio} | {vs_pq} "
-              f"| {cpu_ratio(q, 'floe', 'official')} "
+              f"| {cpu_ratio(q, 'floe', 'official')} | {warm_ratio} | {warm_pq} "
               f"| {heaps[0]} | {heaps[1]} "
               f"| {agreement(q)} |")

@@ -3,7 +3,7 @@
 # (issue 10). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
 # Environment: BENCH_ROWS (row count override), TPCH_SF (TPC-H scale factor override), PLAN_FILES (file count of
 #              the planning table), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
-#              HEAP (default 4g), FLOE_BUILD_DIR (default target-bench),
+#              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), FLOE_BUILD_DIR (default target-bench),
 #              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
 set -euo pipefail
 
@@ -88,7 +88,7 @@ JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROO
 jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
   java -Xmx"$HEAP" $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
-    -Dbench.warm.runs="${WARM_RUNS:-3}" \
+    -Dbench.warm.runs="${WARM_RUNS:-3}" -Dbench.tpch.warm.runs="${TPCH_WARM_RUNS:-1}" \
     ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain

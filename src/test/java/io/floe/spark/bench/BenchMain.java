@@ -65,6 +65,9 @@ public final class BenchMain {
   /** Timed runs of a read scenario after its first one, per JVM. */
   static final int DEFAULT_WARM_RUNS = 3;
 
+  /** Passes over the 22 TPC-H queries after the first, in the same JVM ({@code bench.tpch.warm.runs}). */
+  static final int DEFAULT_TPCH_WARM_RUNS = 1;
+
   static final String SOURCE = "bench.db.src";
 
   /** The eight columns of the synthetic table, in order. */
@@ -239,7 +242,10 @@ public final class BenchMain {
    * Runs the 22 TPC-H queries of {@code -Dbench.tpch.queries} (files {@code qNN.sql}) in namespace
    * {@code bench.tpch}, one {@code RESULT tpch-qNN} line each plus a {@code tpch-total} line (sum of
    * the query times; its answer digests all query answers). When {@code -Dbench.answers} names a
-   * folder, each query's rendered answer is written there as {@code qNN.txt}, one row a line.
+   * folder, each query's rendered answer is written there as {@code qNN.txt}, one row a line. Then
+   * {@code -Dbench.tpch.warm.runs} more passes (default {@value #DEFAULT_TPCH_WARM_RUNS}) in the same
+   * JVM print {@code tpch-qNN-warm} and {@code tpch-total-warm}: a query's first run mostly measures
+   * JIT compilation and Spark's code generation, which vary from JVM to JVM.
    */
   private static void runTpch(
       SparkSession spark, String engine, String warehouse, HeapWatch heap)
@@ -272,6 +278,25 @@ public final class BenchMain {
     }
     // warm-up, not timed
     spark.sql("SELECT * FROM lineitem LIMIT 1000").collectAsList();
+    tpchPass(spark, engine, queries, heap, answersDir, "");
+    int warmPasses = Integer.getInteger("bench.tpch.warm.runs", DEFAULT_TPCH_WARM_RUNS);
+    for (int pass = 0; pass < warmPasses; pass++) {
+      tpchPass(spark, engine, queries, heap, null, "-warm");
+    }
+  }
+
+  /**
+   * Runs every query once, printing {@code tpch-qNN<suffix>} per query and {@code
+   * tpch-total<suffix>}; answers are written to {@code answersDir} when it is not null.
+   */
+  private static void tpchPass(
+      SparkSession spark,
+      String engine,
+      List<Path> queries,
+      HeapWatch heap,
+      String answersDir,
+      String suffix)
+      throws IOException {
     double total = 0;
     long maxLive = -1;
     long maxPeak = -1;
@@ -300,10 +325,10 @@ public final class BenchMain {
       }
       String answer = "rows=" + rows.size() + ":" + digest(String.join("\n", rounded));
       digests.append(answer).append('\n');
-      printResult("tpch-" + name, engine, seconds, answer, "-", heapUse);
+      printResult("tpch-" + name + suffix, engine, seconds, answer, "-", heapUse);
     }
     printResult(
-        "tpch-total",
+        "tpch-total" + suffix,
         engine,
         total,
         "queries=" + queries.size() + ":" + digest(digests.toString()),
