@@ -52,9 +52,13 @@ final class ScanStatistics implements Statistics {
    * The statistics of the tasks of these groups reading {@code schema} (the projection) out of
    * {@code tableSchema}, with column statistics for {@code schema}.
    *
-   * <p>The size is the bytes of the files read, scaled by the share of a row the projection reads,
-   * as Spark sizes its own file sources: a join that reads two narrow columns of a wide table is
-   * sized by those columns, so Spark can broadcast it as it would the same Parquet files.
+   * <p>The size is the larger of two estimates of the projection's size in memory, Spark's for its
+   * file sources (the bytes of the files read, scaled by the share of a row the projection reads)
+   * and the official runtime's (rows times the projection's row size), both with Spark's default
+   * size per type. A join that reads two narrow columns of a wide table is sized by those columns,
+   * so Spark can broadcast it; but well-compressed files do not make millions of rows look small
+   * enough to broadcast, which is far slower than letting adaptive execution broadcast the side
+   * that turns out small.
    */
   static ScanStatistics of(
       List<FloeInputPartition> partitions, Schema schema, Schema tableSchema) {
@@ -82,26 +86,26 @@ final class ScanStatistics implements Statistics {
             .ifPresent(stats -> columns.put(Expressions.column(field.name()), stats));
       }
     }
-    long projected = (long) Math.ceil(bytes * projectedShare(schema, tableSchema));
-    return new ScanStatistics(Math.max(projected, bytes > 0 ? 1 : 0), rows, Map.copyOf(columns));
+    long rowSize = rowSize(schema, tableSchema);
+    long fromBytes = (long) Math.ceil(bytes * ((double) rowSize / rowSize(tableSchema, tableSchema)));
+    long fromRows = rows > Long.MAX_VALUE / rowSize ? Long.MAX_VALUE : rows * rowSize;
+    long size = Math.max(fromBytes, fromRows);
+    return new ScanStatistics(Math.max(size, bytes > 0 ? 1 : 0), rows, Map.copyOf(columns));
   }
 
   /**
-   * The share of a row's size (by Spark's default size per type) that the projection's data
-   * columns make up, at most 1; metadata columns, which are not in the files, do not count.
+   * A row's size as Spark estimates it (8 bytes of row overhead plus Spark's default size of each
+   * column) for the data columns of {@code schema}; metadata columns, which are not in the files,
+   * do not count.
    */
-  static double projectedShare(Schema schema, Schema tableSchema) {
-    long full = SparkSchemas.toSpark(tableSchema).defaultSize();
-    if (full <= 0) {
-      return 1.0;
-    }
-    long read = 0;
+  static long rowSize(Schema schema, Schema tableSchema) {
+    long size = 8;
     for (Types.NestedField field : schema.columns()) {
       if (tableSchema.findField(field.fieldId()) != null) {
-        read += SparkSchemas.toSpark(field.type()).defaultSize();
+        size += SparkSchemas.toSpark(field.type()).defaultSize();
       }
     }
-    return Math.min(1.0, (double) read / full);
+    return size;
   }
 
   /** Rows in a task before deletes, so that deletes never make the estimate too low. */
