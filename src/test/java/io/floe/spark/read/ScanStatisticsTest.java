@@ -95,10 +95,7 @@ class ScanStatisticsTest extends SparkTestBase {
     sql(
         "INSERT INTO floe.stats.wide SELECT id, sha2(CAST(id AS STRING), 512),"
             + " sha2(CAST(id AS STRING), 384), sha2(CAST(id AS STRING), 256) FROM range(0, 2000)");
-    long bytes =
-        dataFiles(icebergTable(spark, "stats.wide")).stream()
-            .mapToLong(DataFile::fileSizeInBytes)
-            .sum();
+    long bytes = fileBytes("stats.wide");
 
     Dataset<Row> narrow = spark.sql("SELECT id FROM floe.stats.wide");
     Dataset<Row> two = spark.sql("SELECT id, a FROM floe.stats.wide");
@@ -123,10 +120,7 @@ class ScanStatisticsTest extends SparkTestBase {
     sql(
         "INSERT INTO floe.stats.tall SELECT id, CASE WHEN id %% 2 = 0 THEN 'even' ELSE 'odd' END,"
             + " 'x' FROM range(0, 200000)");
-    long bytes =
-        dataFiles(icebergTable(spark, "stats.tall")).stream()
-            .mapToLong(DataFile::fileSizeInBytes)
-            .sum();
+    long bytes = fileBytes("stats.tall");
     long threshold = 1024 * 1024;
     assertThat(bytes).isLessThan(threshold);
     spark.conf().set("spark.sql.autoBroadcastJoinThreshold", String.valueOf(threshold));
@@ -186,5 +180,10 @@ class ScanStatisticsTest extends SparkTestBase {
     assertThat(columns.get(Expressions.column("category")).nullCount().getAsLong()).isZero();
     assertThat(df.queryExecution().optimizedPlan().stats().attributeStats().isEmpty()).isFalse();
     assertThat(sql("SELECT count(*) FROM %s WHERE score > 250", EVENTS)).containsExactly(RowFactory.create(45L));
+  }
+
+  /** The bytes of the data files of {@code table} (namespace.name in catalog floe). */
+  private static long fileBytes(String table) {
+    return dataFiles(icebergTable(spark, table)).stream().mapToLong(DataFile::fileSizeInBytes).sum();
   }
 }
