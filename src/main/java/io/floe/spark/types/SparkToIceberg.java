@@ -251,27 +251,41 @@ public final class SparkToIceberg implements Serializable {
 
     @Override
     public Object read(SpecializedGetters data, int ordinal) {
-      BigDecimal value = data.getDecimal(ordinal, precision, scale).toJavaBigDecimal();
-      if (value.scale() != scale) {
-        // Rescale only when no digit is lost; Spark casts to the column type before writing.
-        try {
-          value = value.setScale(scale);
-        } catch (ArithmeticException e) {
-          throw decimalError(value, "scale " + value.scale() + " would lose digits");
-        }
-      }
-      if (value.precision() > precision) {
-        throw decimalError(value, "precision " + value.precision() + " exceeds " + precision);
-      }
-      return value;
+      return fittedDecimal(
+          data.getDecimal(ordinal, precision, scale).toJavaBigDecimal(), precision, scale, path);
     }
+  }
 
-    private IllegalArgumentException decimalError(BigDecimal value, String why) {
-      return new IllegalArgumentException(
-          String.format(
-              "Cannot write %s into column '%s' of type decimal(%d, %d): %s",
-              value.toPlainString(), path, precision, scale, why));
+  /**
+   * {@code value} with the scale of a {@code decimal(precision, scale)} column, rescaled only when
+   * no digit is lost (Spark casts to the column type before writing), and checked to fit its
+   * precision; otherwise an error naming {@code column}.
+   */
+  public static BigDecimal fittedDecimal(
+      BigDecimal value, int precision, int scale, String column) {
+    BigDecimal fitted = value;
+    if (fitted.scale() != scale) {
+      try {
+        fitted = fitted.setScale(scale);
+      } catch (ArithmeticException e) {
+        throw decimalError(
+            value, precision, scale, column, "scale " + value.scale() + " would lose digits");
+      }
     }
+    if (fitted.precision() > precision) {
+      throw decimalError(
+          fitted, precision, scale, column,
+          "precision " + fitted.precision() + " exceeds " + precision);
+    }
+    return fitted;
+  }
+
+  private static IllegalArgumentException decimalError(
+      BigDecimal value, int precision, int scale, String column, String why) {
+    return new IllegalArgumentException(
+        String.format(
+            "Cannot write %s into column '%s' of type decimal(%d, %d): %s",
+            value.toPlainString(), column, precision, scale, why));
   }
 
   private static final class StructReader implements ValueReader {

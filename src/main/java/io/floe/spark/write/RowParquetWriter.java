@@ -1,5 +1,6 @@
 package io.floe.spark.write;
 
+import io.floe.spark.types.SparkToIceberg;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -654,25 +655,8 @@ final class RowParquetWriter implements ParquetValueWriter<InternalRow> {
 
     /** The value with the column's scale, if no digit is lost and it fits the precision. */
     protected BigDecimal checked(Decimal decimal) {
-      BigDecimal value = decimal.toJavaBigDecimal();
-      if (value.scale() != scale) {
-        try {
-          value = value.setScale(scale);
-        } catch (ArithmeticException e) {
-          throw error(value, "scale " + value.scale() + " would lose digits");
-        }
-      }
-      if (value.precision() > precision) {
-        throw error(value, "precision " + value.precision() + " exceeds " + precision);
-      }
-      return value;
-    }
-
-    private IllegalArgumentException error(BigDecimal value, String why) {
-      return new IllegalArgumentException(
-          String.format(
-              "Cannot write %s into column '%s' of type decimal(%d, %d): %s",
-              value.toPlainString(), columnName, precision, scale, why));
+      return SparkToIceberg.fittedDecimal(
+          decimal.toJavaBigDecimal(), precision, scale, columnName);
     }
   }
 

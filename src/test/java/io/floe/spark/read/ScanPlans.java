@@ -17,11 +17,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * Looks into the physical plan a query ran with: every node, through adaptive execution's stages
  * and subqueries, the Floe scan nodes and the values of their metrics.
  */
-final class ScanPlans {
+public final class ScanPlans {
   private ScanPlans() {}
 
   /** Every node of the plan the query ran with; call after the query ran. */
-  static List<SparkPlan> executedNodes(Dataset<Row> df) {
+  public static List<SparkPlan> executedNodes(Dataset<Row> df) {
     List<SparkPlan> nodes = new ArrayList<>();
     collect(df.queryExecution().executedPlan(), nodes);
     return nodes;
@@ -46,7 +46,7 @@ final class ScanPlans {
   }
 
   /** Names of the nodes the query ran with, e.g. ShuffleExchangeExec, SortExec. */
-  static List<String> nodeNames(Dataset<Row> df) {
+  public static List<String> nodeNames(Dataset<Row> df) {
     return executedNodes(df).stream().map(node -> node.getClass().getSimpleName()).toList();
   }
 

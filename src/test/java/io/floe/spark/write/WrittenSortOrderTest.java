@@ -1,27 +1,22 @@
 package io.floe.spark.write;
 
+import static io.floe.spark.read.ReadTestSupport.dataFiles;
+import static io.floe.spark.read.ReadTestSupport.icebergTable;
+import static io.floe.spark.read.ScanPlans.nodeNames;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A Floe write records the table's sort order on its data files exactly when Spark sorted every
@@ -151,37 +146,6 @@ class WrittenSortOrderTest extends SparkTestBase {
   }
 
   private static Table table(String name) {
-    FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
-    return catalog.icebergCatalog().loadTable(TableIdentifier.of("sorted", name));
-  }
-
-  private static List<DataFile> dataFiles(Table table) {
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> files.add(task.file()));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return files;
-  }
-
-  /** Names of the nodes the query ran with; call after the query ran. */
-  private static List<String> nodeNames(Dataset<Row> df) {
-    List<String> names = new ArrayList<>();
-    collect(df.queryExecution().executedPlan(), names);
-    return names;
-  }
-
-  private static void collect(SparkPlan plan, List<String> names) {
-    if (plan instanceof AdaptiveSparkPlanExec adaptive) {
-      collect(adaptive.executedPlan(), names);
-    } else if (plan instanceof QueryStageExec stage) {
-      collect(stage.plan(), names);
-    } else {
-      names.add(plan.getClass().getSimpleName());
-      for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-        collect(child, names);
-      }
-    }
+    return icebergTable(spark, "sorted." + name);
   }
 }
