@@ -108,9 +108,9 @@ def agreement(scenario):
     return "yes" if len(all_answers) == 1 else f"NO ({len(all_answers)} distinct)"
 
 
-print("| scenario | engine | runs | median s | Floe/official | Floe/Spark-Parquet | median CPU s "
+print("| scenario | engine | runs | median s | min-max s | Floe/official | Floe/Spark-Parquet | median CPU s "
       "| CPU Floe/official | files written | heap live MB | heap peak MB | answers agree |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for scenario in SCENARIOS:
     med = {e: statistics.median(t) for (s, e), t in times.items() if s == scenario}
     if not med:
@@ -125,8 +125,9 @@ for scenario in SCENARIOS:
         if engine == "floe" and "parquet" in med:
             vs_parquet = f"{med['floe'] / med['parquet']:.2f}"
         cpu_vs = cpu_ratio(scenario, "floe", "official") if engine == "floe" else ""
-        print(f"| {scenario} | {engine} | {len(times[(scenario, engine)])} | {med[engine]:.2f} "
-              f"| {vs_official} | {vs_parquet} | {median_cpu(scenario, engine)} | {cpu_vs} "
+        runs = times[(scenario, engine)]
+        print(f"| {scenario} | {engine} | {len(runs)} | {med[engine]:.2f} "
+              f"| {min(runs):.2f}-{max(runs):.2f} | {vs_official} | {vs_parquet} | {median_cpu(scenario, engine)} | {cpu_vs} "
               f"| {files_written(scenario, engine)} "
               f"| {median_of(scenario, engine, 'heapLiveMB')} "
               f"| {median_of(scenario, engine, 'heapPeakMB')} | {agree} |")
