@@ -37,6 +37,9 @@ import org.apache.spark.sql.types.Decimal;
  * ones Spark's estimates use.
  */
 final class ScanStatistics implements Statistics {
+  /** The bytes Spark counts per row on top of its columns' default sizes. */
+  private static final long ROW_OVERHEAD = 8;
+
   private final long sizeInBytes;
   private final long numRows;
   private final Map<NamedReference, ColumnStatistics> columnStats;
@@ -54,8 +57,8 @@ final class ScanStatistics implements Statistics {
    *
    * <p>The size is the larger of two estimates of the projection's size in memory, Spark's for its
    * file sources (the bytes of the files read, scaled by the share of a row the projection reads)
-   * and the official runtime's (rows times the projection's row size), both with Spark's default
-   * size per type. A join that reads two narrow columns of a wide table is sized by those columns,
+   * and the official runtime's (rows times the projection's columns, without Spark's 8 bytes of row
+   * overhead), both with Spark's default size per type. A join that reads two narrow columns of a wide table is sized by those columns,
    * so Spark can broadcast it; but well-compressed files do not make millions of rows look small
    * enough to broadcast, which is far slower than letting adaptive execution broadcast the side
    * that turns out small.
@@ -88,7 +91,11 @@ final class ScanStatistics implements Statistics {
     }
     long rowSize = rowSize(schema, tableSchema);
     long fromBytes = (long) Math.ceil(bytes * ((double) rowSize / rowSize(tableSchema, tableSchema)));
-    long fromRows = rows > Long.MAX_VALUE / rowSize ? Long.MAX_VALUE : rows * rowSize;
+    // rows times the columns' default sizes without the row overhead, exactly as the official
+    // runtime sizes a scan, so that a join near the broadcast threshold plans the same way
+    long columnsSize = rowSize - ROW_OVERHEAD;
+    long fromRows =
+        columnsSize > 0 && rows > Long.MAX_VALUE / columnsSize ? Long.MAX_VALUE : rows * columnsSize;
     long size = Math.max(fromBytes, fromRows);
     return new ScanStatistics(Math.max(size, bytes > 0 ? 1 : 0), rows, Map.copyOf(columns));
   }
@@ -99,7 +106,7 @@ final class ScanStatistics implements Statistics {
    * do not count.
    */
   static long rowSize(Schema schema, Schema tableSchema) {
-    long size = 8;
+    long size = ROW_OVERHEAD;
     for (Types.NestedField field : schema.columns()) {
       if (tableSchema.findField(field.fieldId()) != null) {
         size += SparkSchemas.toSpark(field.type()).defaultSize();

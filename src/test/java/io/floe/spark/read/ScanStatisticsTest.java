@@ -58,16 +58,16 @@ class ScanStatisticsTest extends SparkTestBase {
 
     Dataset<Row> all = spark.table(EVENTS);
     assertThat(all.queryExecution().optimizedPlan().stats().rowCount().get().longValue()).isEqualTo(300);
-    // Spark's row size of (BIGINT, INT, STRING) is 8 + 8 + 4 + 20: these small files hold less
-    assertThat(bytes).isLessThan(300 * 40);
+    // the default sizes of (BIGINT, INT, STRING) add up to 8 + 4 + 20: these small files hold less
+    assertThat(bytes).isLessThan(300 * 32);
     assertThat(all.queryExecution().optimizedPlan().stats().sizeInBytes().longValue())
-        .isEqualTo(300 * 40);
+        .isEqualTo(300 * 32);
 
     Statistics pruned = floeScan(spark.sql("SELECT * FROM " + EVENTS + " WHERE category = 'b'")).estimateStatistics();
     DataFile categoryB =
         files.stream().filter(file -> "b".equals(file.partition().get(0, String.class))).findFirst().orElseThrow();
     assertThat(pruned.numRows().getAsLong()).isEqualTo(100).isEqualTo(categoryB.recordCount());
-    assertThat(pruned.sizeInBytes().getAsLong()).isEqualTo(100 * 40);
+    assertThat(pruned.sizeInBytes().getAsLong()).isEqualTo(100 * 32);
   }
 
   @Test
@@ -115,7 +115,7 @@ class ScanStatisticsTest extends SparkTestBase {
   @Test
   void manyRowsInSmallFilesAreSizedByTheirRowsAndNotBroadcast() {
     // 200,000 rows of a repeated value compress to a few kilobytes per column; sized by file bytes
-    // the projection would look small enough to broadcast, sized as rows it is 200,000 * (8 + 8 + 20)
+    // the projection would look small enough to broadcast, sized as rows it is 200,000 * (8 + 20)
     sql("CREATE TABLE floe.stats.tall (id BIGINT, kind STRING, other STRING) USING iceberg");
     sql(
         "INSERT INTO floe.stats.tall SELECT id, CASE WHEN id %% 2 = 0 THEN 'even' ELSE 'odd' END,"
@@ -136,7 +136,7 @@ class ScanStatisticsTest extends SparkTestBase {
                   .estimateStatistics()
                   .sizeInBytes()
                   .getAsLong())
-          .isEqualTo(200000L * 36);
+          .isEqualTo(200000L * 28);
       assertThat(joined.collectAsList().get(0).getLong(0)).isEqualTo(200000L);
       assertThat(ScanPlans.nodeNames(joined))
           .contains("SortMergeJoinExec")
