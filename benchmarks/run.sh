@@ -84,9 +84,9 @@ CP_FLOE="$WORK/bench-classes:$ROOT/$BUILD_DIR/classes:$FLOE_DEPS:$(cat "$WORK/cp
 CP_GEN="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")"
 
 JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
-# shellcheck disable=SC2086
 # MaxHeapFreeRatio=100: the System.gc() that HeapWatch runs before every timed section would otherwise let
 # G1 give most of the heap back, and the next section would pay for growing it again.
+# shellcheck disable=SC2086
 jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
   java -Xmx"$HEAP" -XX:MaxHeapFreeRatio=100 $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \

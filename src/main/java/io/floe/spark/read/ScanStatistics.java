@@ -58,10 +58,10 @@ final class ScanStatistics implements Statistics {
    * <p>The size is the larger of two estimates of the projection's size in memory, Spark's for its
    * file sources (the bytes of the files read, scaled by the share of a row the projection reads)
    * and the official runtime's (rows times the projection's columns, without Spark's 8 bytes of row
-   * overhead), both with Spark's default size per type. A join that reads two narrow columns of a wide table is sized by those columns,
-   * so Spark can broadcast it; but well-compressed files do not make millions of rows look small
-   * enough to broadcast, which is far slower than letting adaptive execution broadcast the side
-   * that turns out small.
+   * overhead), both with Spark's default size per type. A join that reads two narrow columns of a
+   * wide table is sized by those columns, so Spark can broadcast it; but well-compressed files do
+   * not make millions of rows look small enough to broadcast, which is far slower than letting
+   * adaptive execution broadcast the side that turns out small.
    */
   static ScanStatistics of(
       List<FloeInputPartition> partitions, Schema schema, Schema tableSchema) {
@@ -89,11 +89,13 @@ final class ScanStatistics implements Statistics {
             .ifPresent(stats -> columns.put(Expressions.column(field.name()), stats));
       }
     }
-    long rowSize = rowSize(schema, tableSchema);
-    long fromBytes = (long) Math.ceil(bytes * ((double) rowSize / rowSize(tableSchema, tableSchema)));
-    // rows times the columns' default sizes without the row overhead, exactly as the official
-    // runtime sizes a scan, so that a join near the broadcast threshold plans the same way
-    long columnsSize = rowSize - ROW_OVERHEAD;
+    long columnsSize = columnsSize(schema, tableSchema);
+    // Spark scales a projection of its file sources by row sizes that include the row overhead
+    double share = (double) (ROW_OVERHEAD + columnsSize)
+        / (ROW_OVERHEAD + columnsSize(tableSchema, tableSchema));
+    long fromBytes = (long) Math.ceil(bytes * share);
+    // the official runtime leaves the overhead out; so does this, so that a join near the
+    // broadcast threshold plans the same way with either
     long fromRows =
         columnsSize > 0 && rows > Long.MAX_VALUE / columnsSize ? Long.MAX_VALUE : rows * columnsSize;
     long size = Math.max(fromBytes, fromRows);
@@ -101,12 +103,11 @@ final class ScanStatistics implements Statistics {
   }
 
   /**
-   * A row's size as Spark estimates it (8 bytes of row overhead plus Spark's default size of each
-   * column) for the data columns of {@code schema}; metadata columns, which are not in the files,
-   * do not count.
+   * The sum of Spark's default sizes of the data columns of {@code schema}; metadata columns, which
+   * are not in the files, do not count.
    */
-  static long rowSize(Schema schema, Schema tableSchema) {
-    long size = ROW_OVERHEAD;
+  static long columnsSize(Schema schema, Schema tableSchema) {
+    long size = 0;
     for (Types.NestedField field : schema.columns()) {
       if (tableSchema.findField(field.fieldId()) != null) {
         size += SparkSchemas.toSpark(field.type()).defaultSize();
