@@ -2,8 +2,6 @@ package io.floe.spark.read;
 
 import io.floe.spark.types.IcebergToSpark;
 import io.floe.spark.types.SparkSchemas;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,9 +14,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
@@ -85,26 +81,14 @@ final class MetadataAggregates {
             .map(id -> table.schema().findColumnName(id))
             .ifPresent(statsColumns::add);
       }
-      TableScan scan =
-          table
-              .newScan()
-              .caseSensitive(caseSensitive)
-              .useSnapshot(snapshotId)
-              .filter(filter)
-              .planWith(PlanningPool.get());
-      if (!statsColumns.isEmpty()) {
-        scan = scan.includeColumnStats(List.copyOf(statsColumns));
-      }
-      try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
-        for (FileScanTask task : tasks) {
-          if (!task.deletes().isEmpty()) {
-            return Optional.empty();
-          }
-          files.add(task.file());
+      List<FileScanTask> tasks = new ArrayList<>();
+      DataManifestPlanner.planFiles(
+          table, snapshotId, filter, caseSensitive, List.copyOf(statsColumns), tasks::add);
+      for (FileScanTask task : tasks) {
+        if (!task.deletes().isEmpty()) {
+          return Optional.empty();
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "Cannot plan scan of " + table.name() + ": " + e.getMessage(), e);
+        files.add(task.file());
       }
     }
 

@@ -1,7 +1,5 @@
 package io.floe.spark.read;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -12,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -23,11 +22,9 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.SortField;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -102,34 +99,23 @@ final class ScanPlanner {
             ? FilterNames.translate(filter, schema, planningSchema, options.caseSensitive())
                 .orElse(Expressions.alwaysTrue())
             : filter;
-    TableScan scan =
-        table
-            .newScan()
-            .caseSensitive(options.caseSensitive())
-            .filter(planningFilter)
-            .planWith(PlanningPool.get());
-    if (dataTable) {
-      scan = scan.useSnapshot(snapshotId);
-      List<String> statsColumns = statsColumns(table, planningSchema, readSchema, hints);
-      if (!statsColumns.isEmpty()) {
-        scan = scan.includeColumnStats(statsColumns);
-      }
-    }
-
     List<FileScanTask> tasks = new ArrayList<>();
     PlanningProgress progress = new PlanningProgress(table.name(), start);
-    try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
-      files.forEach(
-          task -> {
-            tasks.add(
-                renamed
-                    ? withResidualIn(schema, planningSchema, task)
-                    : withComputableResidual(task));
-            progress.planned(tasks.size());
-          });
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot plan scan of " + table.name() + ": " + e.getMessage(), e);
-    }
+    Consumer<FileScanTask> planned =
+        task -> {
+          tasks.add(
+              renamed ? withResidualIn(schema, planningSchema, task) : withComputableResidual(task));
+          progress.planned(tasks.size());
+        };
+    List<String> statsColumns =
+        dataTable ? statsColumns(table, planningSchema, readSchema, hints) : List.of();
+    DataManifestPlanner.planFiles(
+        table,
+        dataTable ? snapshotId : null,
+        planningFilter,
+        options.caseSensitive(),
+        statsColumns,
+        planned);
     tasks.sort(TaskGrouping.TASK_ORDER);
     int plannedFiles = distinctFiles(tasks);
     List<FileScanTask> read =
