@@ -3,8 +3,10 @@ package io.floe.spark.read;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,11 +44,13 @@ import org.apache.iceberg.metrics.ScanMetricsResult;
 import org.apache.iceberg.metrics.ScanReport;
 import org.apache.iceberg.metrics.Timer;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plans the file tasks of a table's current snapshot when it has no delete manifests, as Iceberg's
+ * Plans the file tasks of a table's snapshot when it has no delete manifests, as Iceberg's
  * table scan plans them (the same manifests kept by partition summaries, the same entries kept by
  * partition and column metrics, the same residuals and statistics), but faster:
  *
@@ -92,6 +96,8 @@ final class DataManifestPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(DataManifestPlanner.class);
 
   private final Table table;
+  private final Snapshot snapshot;
+  private final Schema schema;
   private final FileIO io;
   private final Map<Integer, PartitionSpec> specs;
   private final Expression filter;
@@ -102,15 +108,33 @@ final class DataManifestPlanner {
   private final ScanMetrics metrics = ScanMetrics.of(new DefaultMetricsContext());
 
   private DataManifestPlanner(
-      Table table, Expression filter, boolean caseSensitive, List<String> statsColumns) {
+      Table table,
+      Snapshot snapshot,
+      Expression filter,
+      boolean caseSensitive,
+      List<String> statsColumns) {
     this.table = table;
+    this.snapshot = snapshot;
     this.io = table.io();
-    this.specs = table.specs();
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == snapshot.snapshotId()) {
+      this.schema = table.schema();
+      this.specs = table.specs();
+    } else {
+      // an older snapshot is read with its own schema, and Iceberg binds the specs to it
+      this.schema = SnapshotUtil.schemaFor(table, snapshot.snapshotId());
+      Map<Integer, PartitionSpec> bound = new HashMap<>();
+      table.specs().forEach((id, spec) -> bound.put(id, spec.toUnbound().bind(schema, true)));
+      this.specs = Map.copyOf(bound);
+    }
     this.filter = filter;
     this.caseSensitive = caseSensitive;
     this.statsColumnIds =
         statsColumns.stream()
-            .map(name -> table.schema().findField(name).fieldId())
+            .map(schema::findField)
+            // a column the snapshot's schema lacks has no statistics in its files to keep
+            .filter(Objects::nonNull)
+            .map(Types.NestedField::fieldId)
             .collect(Collectors.toUnmodifiableSet());
     this.pruner =
         filter.op() == Expression.Operation.TRUE
@@ -134,8 +158,8 @@ final class DataManifestPlanner {
       List<String> statsColumns,
       Consumer<FileScanTask> planned) {
     if (snapshotId != null && plans(table, snapshotId)) {
-      new DataManifestPlanner(table, filter, caseSensitive, statsColumns)
-          .plan(table.currentSnapshot(), PlanningPool.get())
+      new DataManifestPlanner(table, table.snapshot(snapshotId), filter, caseSensitive, statsColumns)
+          .plan(PlanningPool.get())
           .forEach(planned);
       return;
     }
@@ -159,35 +183,33 @@ final class DataManifestPlanner {
     }
   }
 
-  /**
-   * Whether this planner plans {@code snapshotId} of {@code table}: its current snapshot, with no
-   * delete manifests.
-   */
+  /** Whether this planner plans {@code snapshotId} of {@code table}: it has no delete manifests. */
   static boolean plans(Table table, long snapshotId) {
-    Snapshot current = table.currentSnapshot();
-    return current != null
-        && current.snapshotId() == snapshotId
-        && current.deleteManifests(table.io()).isEmpty();
+    Snapshot snapshot = table.snapshot(snapshotId);
+    return snapshot != null && snapshot.deleteManifests(table.io()).isEmpty();
   }
 
   /**
-   * The file tasks of the table's current snapshot that may hold rows matching {@code filter}, in
-   * no particular order; the snapshot must be one this planner {@link #plans}.
+   * The file tasks of a snapshot this planner {@link #plans} that may hold rows matching {@code
+   * filter}, in no particular order.
    *
-   * @param filter the filter, in the names of the table's current schema
+   * @param filter the filter, in the names of the snapshot's schema (the table's current schema
+   *     for its current snapshot)
    * @param statsColumns the columns whose statistics the tasks' files keep (none: no statistics)
    */
   static List<FileScanTask> plan(
       Table table,
+      long snapshotId,
       Expression filter,
       boolean caseSensitive,
       List<String> statsColumns,
       ExecutorService pool) {
-    return new DataManifestPlanner(table, filter, caseSensitive, statsColumns)
-        .plan(table.currentSnapshot(), pool);
+    return new DataManifestPlanner(
+            table, table.snapshot(snapshotId), filter, caseSensitive, statsColumns)
+        .plan(pool);
   }
 
-  private List<FileScanTask> plan(Snapshot snapshot, ExecutorService pool) {
+  private List<FileScanTask> plan(ExecutorService pool) {
     Timer.Timed duration = metrics.totalPlanningDuration().start();
     List<ManifestFile> manifests = snapshot.dataManifests(io);
     metrics.totalDataManifests().increment((long) manifests.size());
@@ -213,7 +235,7 @@ final class DataManifestPlanner {
       throw e;
     }
     duration.stop();
-    report(snapshot);
+    report();
     return tasks;
   }
 
@@ -269,11 +291,10 @@ final class DataManifestPlanner {
    * Reports the scan to the table's metrics reporter, as Iceberg's table scans do (a REST catalog
    * sends it to its server; other catalogs log it or hand it to a configured reporter).
    */
-  private void report(Snapshot snapshot) {
+  private void report() {
     if (!(table instanceof BaseTable base)) {
       return;
     }
-    Schema schema = table.schema();
     List<Integer> projected = new ArrayList<>(TypeUtil.getProjectedIds(schema));
     ScanReport report =
         ImmutableScanReport.builder()

@@ -21,6 +21,7 @@ import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.metrics.MetricsReport;
 import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.metrics.ScanReport;
@@ -75,6 +76,9 @@ class DataManifestPlannerTest extends SparkTestBase {
     table.refresh();
     List<ManifestFile> manifests = table.currentSnapshot().dataManifests(table.io());
     table.rewriteManifests().rewriteIf(manifest -> manifest.equals(manifests.get(0))).commit();
+    // older snapshots are planned with their own, older schema
+    table.updateSchema().addColumn("extra", Types.IntegerType.get()).commit();
+    sql("INSERT INTO %s SELECT id, 1.0, 'x', 'f', 1 FROM range(900, 910)", TABLE);
   }
 
   @Test
@@ -105,21 +109,30 @@ class DataManifestPlannerTest extends SparkTestBase {
             Expressions.not(Expressions.lessThan("id", 300L)),
             Expressions.notEqual("id", 3L),
             Expressions.equal(Expressions.bucket("id", 4), 1));
-    for (Expression filter : filters) {
-      for (List<String> stats : List.of(List.<String>of(), List.of("id", "name"))) {
-        Map<String, String> expected = icebergPlan(table, filter, true, stats);
-        Map<String, String> actual =
-            describe(
-                DataManifestPlanner.plan(table, filter, true, stats, ForkJoinPool.commonPool()));
-        assertThat(actual).as("plan of %s, stats of %s", filter, stats).isEqualTo(expected);
+    List<Long> snapshots = new ArrayList<>();
+    table.snapshots().forEach(snapshot -> snapshots.add(snapshot.snapshotId()));
+    assertThat(snapshots).hasSizeGreaterThan(10);
+    for (long snapshot : snapshots) {
+      for (Expression filter : filters) {
+        for (List<String> stats : List.of(List.<String>of(), List.of("id", "name"))) {
+          Map<String, String> expected = icebergPlan(table, snapshot, filter, true, stats);
+          Map<String, String> actual =
+              describe(
+                  DataManifestPlanner.plan(
+                      table, snapshot, filter, true, stats, ForkJoinPool.commonPool()));
+          assertThat(actual)
+              .as("plan of %s in snapshot %s, stats of %s", filter, snapshot, stats)
+              .isEqualTo(expected);
+        }
       }
     }
+    long current = table.currentSnapshot().snapshotId();
     Expression upperCase = Expressions.lessThan("ID", 120L);
     assertThat(
             describe(
                 DataManifestPlanner.plan(
-                    table, upperCase, false, List.of(), ForkJoinPool.commonPool())))
-        .isEqualTo(icebergPlan(table, upperCase, false, List.of()))
+                    table, current, upperCase, false, List.of(), ForkJoinPool.commonPool())))
+        .isEqualTo(icebergPlan(table, current, upperCase, false, List.of()))
         .isNotEmpty();
   }
 
@@ -214,8 +227,9 @@ class DataManifestPlannerTest extends SparkTestBase {
   }
 
   private static Map<String, String> icebergPlan(
-      Table table, Expression filter, boolean caseSensitive, List<String> stats) {
-    TableScan scan = table.newScan().caseSensitive(caseSensitive).filter(filter);
+      Table table, long snapshot, Expression filter, boolean caseSensitive, List<String> stats) {
+    TableScan scan =
+        table.newScan().useSnapshot(snapshot).caseSensitive(caseSensitive).filter(filter);
     if (!stats.isEmpty()) {
       scan = scan.includeColumnStats(stats);
     }
