@@ -158,8 +158,7 @@ final class DataManifestPlanner {
       List<String> statsColumns,
       Consumer<FileScanTask> planned) {
     if (snapshotId != null && plans(table, snapshotId)) {
-      new DataManifestPlanner(table, table.snapshot(snapshotId), filter, caseSensitive, statsColumns)
-          .plan(PlanningPool.get())
+      plan(table, snapshotId, filter, caseSensitive, statsColumns, PlanningPool.get())
           .forEach(planned);
       return;
     }

@@ -10,11 +10,11 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.StructLike;
 
 /**
- * The status of one manifest entry and the metrics a row filter can be evaluated on: the record count and
- * the value, null and NaN counts and lower and upper bounds of the filter's columns only. It is a
- * {@link DataFile} only so that Iceberg's own {@code InclusiveMetricsEvaluator} decides on it; it
- * names no file and cannot be copied. {@link EntryMetricsReader} fills one instance per manifest
- * again for every entry.
+ * The status of one manifest entry and the metrics a row filter can be evaluated on: the record
+ * count and the value, null and NaN counts and lower and upper bounds of the filter's columns only.
+ * It is a {@link DataFile} only so that Iceberg's own {@code InclusiveMetricsEvaluator} decides on
+ * it; it names no file and cannot be copied. {@link EntryMetricsReader} fills one instance per
+ * manifest again for every entry.
  */
 final class EntryMetrics implements DataFile {
   // Iceberg's manifest entry status of a file removed by the entry's snapshot

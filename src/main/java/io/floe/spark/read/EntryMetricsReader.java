@@ -11,11 +11,11 @@ import org.apache.avro.io.DatumReader;
 import org.apache.avro.io.Decoder;
 
 /**
- * Reads manifest entries as Avro datums into {@link EntryMetrics}, keeping the status, the record count and
- * the metrics of the given columns and skipping everything else without building it. Iceberg's
- * manifest reader decodes every entry in full (paths, partitions and the metrics maps of every
- * column) before it can evaluate a row filter; deciding that no entry of a manifest can match needs
- * only this much.
+ * Reads manifest entries as Avro datums into {@link EntryMetrics}, keeping the status, the record
+ * count and the metrics of the given columns and skipping everything else without building it.
+ * Iceberg's manifest reader decodes every entry in full (paths, partitions and the metrics maps of
+ * every column) before it can evaluate a row filter; deciding that no entry of a manifest can match
+ * needs only this much.
  *
  * <p>The layout is taken from the manifest's own Avro schema by Iceberg field id, so every format
  * version is read. When a metrics field does not have the layout Iceberg writes, the reader says so

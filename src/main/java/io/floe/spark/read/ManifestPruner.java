@@ -43,7 +43,7 @@ final class ManifestPruner {
     this.caseSensitive = caseSensitive;
   }
 
-  /** Whether some entry of {@code manifest} may match the filter. Safe to call from many threads. */
+  /** Whether some live entry of {@code manifest} may match the filter; safe from many threads. */
   boolean mayMatch(ManifestFile manifest) {
     PartitionSpec spec = specs.get(manifest.partitionSpecId());
     if (spec == null) {
@@ -71,13 +71,15 @@ final class ManifestPruner {
     } catch (IOException | RuntimeException e) {
       // Avro checks that every block was read to its end; a manifest this reader cannot decode
       // (or cannot open) is read in full by Iceberg's reader, which decides and reports on it
-      LOG.warn("Cannot prune manifest {} by metrics, reading it in full: {}", manifest.path(), e.toString());
+      LOG.warn(
+          "Cannot prune manifest {} by metrics, reading it in full: {}", manifest.path(), e.toString());
       return true;
     }
   }
 
   private Evaluation evaluation(PartitionSpec spec) {
-    Set<Integer> ids = Binder.boundReferences(spec.schema().asStruct(), List.of(filter), caseSensitive);
+    Set<Integer> ids =
+        Binder.boundReferences(spec.schema().asStruct(), List.of(filter), caseSensitive);
     return new Evaluation(
         new InclusiveMetricsEvaluator(spec.schema(), filter, caseSensitive),
         ids.stream().mapToInt(Integer::intValue).toArray());

@@ -104,7 +104,9 @@ final class ScanPlanner {
     Consumer<FileScanTask> planned =
         task -> {
           tasks.add(
-              renamed ? withResidualIn(schema, planningSchema, task) : withComputableResidual(task));
+              renamed
+                  ? withResidualIn(schema, planningSchema, task)
+                  : withComputableResidual(task));
           progress.planned(tasks.size());
         };
     List<String> statsColumns =

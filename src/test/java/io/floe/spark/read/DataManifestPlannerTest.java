@@ -31,9 +31,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Floe's own planning of snapshots without delete files plans exactly the file tasks Iceberg's
- * table scan plans (files, residuals, statistics, sequence numbers), over a table with many
- * manifests, two partition specs, deleted and existing manifest entries, NULL, NaN and truncated
- * string bounds; and the manifest pruner leaves out exactly manifests with no entry that may match.
+ * table scan plans (files, residuals, statistics, sequence numbers, schema), for every snapshot of a
+ * table with many manifests, two partition specs, a schema change, deleted and existing manifest
+ * entries, NULL, NaN and truncated string bounds; the manifest pruner leaves out exactly manifests
+ * with no live entry that may match; and every scan reaches the table's metrics reporter.
  */
 class DataManifestPlannerTest extends SparkTestBase {
   private static final String TABLE = "floe.plans.t";
@@ -153,7 +154,9 @@ class DataManifestPlannerTest extends SparkTestBase {
       int pruned = 0;
       for (ManifestFile manifest : table.currentSnapshot().dataManifests(table.io())) {
         boolean expected = anyEntryMayMatch(table, manifest, filter);
-        assertThat(pruner.mayMatch(manifest)).as("%s of %s", filter, manifest.path()).isEqualTo(expected);
+        assertThat(pruner.mayMatch(manifest))
+            .as("%s of %s", filter, manifest.path())
+            .isEqualTo(expected);
         pruned += expected ? 0 : 1;
       }
       assertThat(pruned).as("manifests pruned by %s", filter).isPositive();
@@ -162,12 +165,17 @@ class DataManifestPlannerTest extends SparkTestBase {
 
   @Test
   void snapshotsWithDeleteFilesArePlannedByIceberg() {
-    sql("CREATE TABLE floe.plans.deletes (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='2')");
+    sql(
+        "CREATE TABLE floe.plans.deletes (id BIGINT) USING iceberg"
+            + " TBLPROPERTIES ('format-version'='2')");
     sql("INSERT INTO floe.plans.deletes SELECT id FROM range(0, 10)");
     Table table = icebergTable(spark, "plans.deletes");
     DataFile file = ReadTestSupport.dataFiles(table).get(0);
     assertThat(DataManifestPlanner.plans(table, table.currentSnapshot().snapshotId())).isTrue();
-    table.newRowDelta().addDeletes(ReadTestSupport.positionDeletes(table, file, List.of(1L))).commit();
+    table
+        .newRowDelta()
+        .addDeletes(ReadTestSupport.positionDeletes(table, file, List.of(1L)))
+        .commit();
     table.refresh();
     assertThat(DataManifestPlanner.plans(table, table.currentSnapshot().snapshotId())).isFalse();
     assertThat(sql("SELECT count(*) FROM floe.plans.deletes").get(0).getLong(0)).isEqualTo(9);
@@ -181,7 +189,8 @@ class DataManifestPlannerTest extends SparkTestBase {
     spark.conf().set("spark.sql.catalog.reporting.metrics-reporter-impl", Reports.class.getName());
     Reports.RECEIVED.clear();
 
-    List<Row> rows = spark.sql("SELECT id FROM reporting.plans.t WHERE id >= 600 AND id < 602").collectAsList();
+    List<Row> rows =
+        spark.sql("SELECT id FROM reporting.plans.t WHERE id >= 600 AND id < 602").collectAsList();
 
     assertThat(rows).hasSize(2);
     List<ScanReport> scans =
@@ -203,10 +212,11 @@ class DataManifestPlannerTest extends SparkTestBase {
         .isEqualTo(manifests);
     assertThat(scan.scanMetrics().resultDataFiles().value()).isBetween(1L, 2L);
     assertThat(scan.scanMetrics().skippedDataFiles().value())
-        .isEqualTo(ReadTestSupport.dataFiles(table).size() - scan.scanMetrics().resultDataFiles().value());
+        .isEqualTo(
+            ReadTestSupport.dataFiles(table).size() - scan.scanMetrics().resultDataFiles().value());
   }
 
-  /** Collects the reports a catalog's tables send (Iceberg creates it by name, once per catalog). */
+  /** Collects the reports of a catalog's tables (Iceberg creates it by name, once per catalog). */
   public static class Reports implements MetricsReporter {
     static final List<MetricsReport> RECEIVED = new CopyOnWriteArrayList<>();
 
