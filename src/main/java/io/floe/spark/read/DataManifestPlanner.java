@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.EnvironmentContext;
@@ -45,6 +46,7 @@ import org.apache.iceberg.metrics.ScanReport;
 import org.apache.iceberg.metrics.Timer;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,9 +139,25 @@ final class DataManifestPlanner {
             .map(Types.NestedField::fieldId)
             .collect(Collectors.toUnmodifiableSet());
     this.pruner =
-        filter.op() == Expression.Operation.TRUE
+        filter.op() == Expression.Operation.TRUE || manifestCacheEnabled(io)
             ? null
             : new ManifestPruner(io, specs, filter, caseSensitive);
+  }
+
+  /**
+   * Whether Iceberg keeps manifests in memory for this FileIO ({@code io.manifest.cache-enabled}):
+   * its reader then decodes them from memory, while the pruner would read them from storage again.
+   */
+  private static boolean manifestCacheEnabled(FileIO io) {
+    try {
+      return PropertyUtil.propertyAsBoolean(
+          io.properties(),
+          CatalogProperties.IO_MANIFEST_CACHE_ENABLED,
+          CatalogProperties.IO_MANIFEST_CACHE_ENABLED_DEFAULT);
+    } catch (UnsupportedOperationException e) {
+      // a FileIO without properties has no cache settings either
+      return false;
+    }
   }
 
   /**

@@ -25,14 +25,13 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.metrics.MetricsReport;
 import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.metrics.ScanReport;
-import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Floe's own planning of snapshots without delete files plans exactly the file tasks Iceberg's
- * table scan plans (files, residuals, statistics, sequence numbers, schema), for every snapshot of a
- * table with many manifests, two partition specs, a schema change, deleted and existing manifest
+ * table scan plans (files, residuals, statistics, sequence numbers, schema), for every snapshot of
+ * a table with many manifests, two partition specs, a schema change, deleted and existing manifest
  * entries, NULL, NaN and truncated string bounds; the manifest pruner leaves out exactly manifests
  * with no live entry that may match; and every scan reaches the table's metrics reporter.
  */
@@ -183,24 +182,10 @@ class DataManifestPlannerTest extends SparkTestBase {
 
   @Test
   void eachScanIsReportedToTheTablesMetricsReporter() {
-    spark.conf().set("spark.sql.catalog.reporting", "io.floe.spark.FloeCatalog");
-    spark.conf().set("spark.sql.catalog.reporting.type", "hadoop");
-    spark.conf().set("spark.sql.catalog.reporting.warehouse", warehouse.toString());
-    spark.conf().set("spark.sql.catalog.reporting.metrics-reporter-impl", Reports.class.getName());
-    Reports.RECEIVED.clear();
+    ScanReport scan =
+        reportOf("reporting", Map.of(), "SELECT id FROM %s.plans.t WHERE id >= 600 AND id < 602");
 
-    List<Row> rows =
-        spark.sql("SELECT id FROM reporting.plans.t WHERE id >= 600 AND id < 602").collectAsList();
-
-    assertThat(rows).hasSize(2);
-    List<ScanReport> scans =
-        Reports.RECEIVED.stream()
-            .filter(ScanReport.class::isInstance)
-            .map(ScanReport.class::cast)
-            .toList();
-    assertThat(scans).isNotEmpty();
     Table table = icebergTable(spark, "plans.t");
-    ScanReport scan = scans.get(scans.size() - 1);
     assertThat(scan.tableName()).endsWith("plans.t");
     assertThat(scan.snapshotId()).isEqualTo(table.currentSnapshot().snapshotId());
     int manifests = table.currentSnapshot().dataManifests(table.io()).size();
@@ -214,6 +199,37 @@ class DataManifestPlannerTest extends SparkTestBase {
     assertThat(scan.scanMetrics().skippedDataFiles().value())
         .isEqualTo(
             ReadTestSupport.dataFiles(table).size() - scan.scanMetrics().resultDataFiles().value());
+  }
+
+  @Test
+  void withIcebergsManifestCacheManifestsAreReadByIcebergOnly() {
+    String query = "SELECT id FROM %s.plans.t WHERE id >= 600 AND id < 602";
+    ScanReport pruned = reportOf("uncached", Map.of(), query);
+    ScanReport cached = reportOf("cached", Map.of("io.manifest.cache-enabled", "true"), query);
+    // the pruner would read manifests from storage that Iceberg's reader decodes from memory
+    assertThat(cached.scanMetrics().scannedDataManifests().value())
+        .isGreaterThan(pruned.scanMetrics().scannedDataManifests().value());
+    assertThat(cached.scanMetrics().resultDataFiles().value())
+        .isEqualTo(pruned.scanMetrics().resultDataFiles().value());
+  }
+
+  /** The last scan report of {@code query} run through a new catalog with these properties. */
+  private static ScanReport reportOf(String catalog, Map<String, String> properties, String query) {
+    String prefix = "spark.sql.catalog." + catalog;
+    spark.conf().set(prefix, "io.floe.spark.FloeCatalog");
+    spark.conf().set(prefix + ".type", "hadoop");
+    spark.conf().set(prefix + ".warehouse", warehouse.toString());
+    spark.conf().set(prefix + ".metrics-reporter-impl", Reports.class.getName());
+    properties.forEach((key, value) -> spark.conf().set(prefix + "." + key, value));
+    Reports.RECEIVED.clear();
+    assertThat(spark.sql(String.format(query, catalog)).collectAsList()).hasSize(2);
+    List<ScanReport> scans =
+        Reports.RECEIVED.stream()
+            .filter(ScanReport.class::isInstance)
+            .map(ScanReport.class::cast)
+            .toList();
+    assertThat(scans).isNotEmpty();
+    return scans.get(scans.size() - 1);
   }
 
   /** Collects the reports of a catalog's tables (Iceberg creates it by name, once per catalog). */
