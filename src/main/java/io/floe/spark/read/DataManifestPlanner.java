@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,8 +37,11 @@ import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.ManifestEvaluator;
 import org.apache.iceberg.expressions.Projections;
 import org.apache.iceberg.expressions.ResidualEvaluator;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.metrics.DefaultMetricsContext;
 import org.apache.iceberg.metrics.ImmutableScanReport;
 import org.apache.iceberg.metrics.ScanMetrics;
@@ -62,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *       ones every 10 ms, so a table of many small manifests is planned at a few manifests per 10
  *       ms whatever the pool size;
  *   <li>a manifest whose entries' metrics rule all of them out ({@link ManifestPruner}) is not
- *       decoded in full.
+ *       decoded in full. Each manifest is still read from storage once: the pruner and Iceberg's
+ *       reader read the same bytes.
  * </ul>
  *
  * <p>Snapshots with delete manifests are planned by Iceberg's table scan, which matches delete
@@ -257,16 +262,23 @@ final class DataManifestPlanner {
   }
 
   private List<FileScanTask> tasks(ManifestFile manifest) {
-    if (pruner != null && !pruner.mayMatch(manifest)) {
-      skipped(manifest);
-      return List.of();
+    FileIO manifestIo = io;
+    if (pruner != null) {
+      // read once: the pruner decides on these bytes and Iceberg's reader reads the same ones, so
+      // an object store serves each manifest once, as without pruning
+      InputFile contents = contents(manifest);
+      if (!pruner.mayMatch(manifest, contents)) {
+        skipped(manifest);
+        return List.of();
+      }
+      manifestIo = new ReadManifestIO(io, manifest.path(), contents);
     }
     metrics.scannedDataManifests().increment();
     SpecContext context = context(manifest.partitionSpecId());
     boolean withStats = !statsColumnIds.isEmpty();
     List<FileScanTask> tasks = new ArrayList<>();
     try (ManifestReader<DataFile> reader =
-        ManifestFiles.read(manifest, io, specs)
+        ManifestFiles.read(manifest, manifestIo, specs)
             .filterRows(filter)
             .caseSensitive(caseSensitive)
             .select(withStats ? SCAN_WITH_STATS_COLUMNS : SCAN_COLUMNS)) {
@@ -290,6 +302,16 @@ final class DataManifestPlanner {
       metrics.skippedDataFiles().increment(liveFiles - tasks.size());
     }
     return tasks;
+  }
+
+  /** The manifest's bytes, read once from storage (decrypted when the table's FileIO does that). */
+  private InputFile contents(ManifestFile manifest) {
+    try (InputStream in = io.newInputFile(manifest).newStream()) {
+      return new InMemoryInputFile(manifest.path(), in.readAllBytes());
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read manifest " + manifest.path() + ": " + e.getMessage(), e);
+    }
   }
 
   private void skipped(ManifestFile manifest) {
@@ -373,6 +395,47 @@ final class DataManifestPlanner {
 
     String spec() {
       return spec;
+    }
+  }
+
+  /**
+   * The table's FileIO, except that one manifest, already read, is served from memory; Iceberg's
+   * manifest reader opens manifests only through {@link #newInputFile(ManifestFile)}.
+   */
+  private static final class ReadManifestIO implements FileIO {
+    private final FileIO io;
+    private final String path;
+    private final InputFile contents;
+
+    ReadManifestIO(FileIO io, String path, InputFile contents) {
+      this.io = io;
+      this.path = path;
+      this.contents = contents;
+    }
+
+    @Override
+    public InputFile newInputFile(ManifestFile manifest) {
+      return manifest.path().equals(path) ? contents : io.newInputFile(manifest);
+    }
+
+    @Override
+    public InputFile newInputFile(String location) {
+      return location.equals(path) ? contents : io.newInputFile(location);
+    }
+
+    @Override
+    public OutputFile newOutputFile(String location) {
+      return io.newOutputFile(location);
+    }
+
+    @Override
+    public void deleteFile(String location) {
+      io.deleteFile(location);
+    }
+
+    @Override
+    public Map<String, String> properties() {
+      return io.properties();
     }
   }
 }

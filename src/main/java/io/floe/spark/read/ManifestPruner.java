@@ -13,6 +13,7 @@ import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,14 @@ final class ManifestPruner {
 
   /** Whether some live entry of {@code manifest} may match the filter; safe from many threads. */
   boolean mayMatch(ManifestFile manifest) {
+    return mayMatch(manifest, null);
+  }
+
+  /**
+   * Whether some live entry of {@code manifest} may match the filter, reading the manifest from
+   * {@code contents} (its bytes already read), or from the table's FileIO when null.
+   */
+  boolean mayMatch(ManifestFile manifest, InputFile contents) {
     PartitionSpec spec = specs.get(manifest.partitionSpecId());
     if (spec == null) {
       return true;
@@ -55,7 +64,7 @@ final class ManifestPruner {
       return true;
     }
     EntryMetricsReader reader = new EntryMetricsReader(evaluation.columnIds);
-    try (InputStream in = io.newInputFile(manifest).newStream();
+    try (InputStream in = (contents != null ? contents : io.newInputFile(manifest)).newStream();
         DataFileStream<EntryMetrics> entries = new DataFileStream<>(in, reader)) {
       if (!reader.understood()) {
         return true;
@@ -72,7 +81,9 @@ final class ManifestPruner {
       // Avro checks that every block was read to its end; a manifest this reader cannot decode
       // (or cannot open) is read in full by Iceberg's reader, which decides and reports on it
       LOG.warn(
-          "Cannot prune manifest {} by metrics, reading it in full: {}", manifest.path(), e.toString());
+          "Cannot prune manifest {} by metrics, reading it in full: {}",
+          manifest.path(),
+          e.toString());
       return true;
     }
   }
