@@ -41,7 +41,6 @@ import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.metrics.DefaultMetricsContext;
 import org.apache.iceberg.metrics.ImmutableScanReport;
 import org.apache.iceberg.metrics.ScanMetrics;
@@ -395,47 +394,6 @@ final class DataManifestPlanner {
 
     String spec() {
       return spec;
-    }
-  }
-
-  /**
-   * The table's FileIO, except that one manifest, already read, is served from memory; Iceberg's
-   * manifest reader opens manifests only through {@link #newInputFile(ManifestFile)}.
-   */
-  private static final class ReadManifestIO implements FileIO {
-    private final FileIO io;
-    private final String path;
-    private final InputFile contents;
-
-    ReadManifestIO(FileIO io, String path, InputFile contents) {
-      this.io = io;
-      this.path = path;
-      this.contents = contents;
-    }
-
-    @Override
-    public InputFile newInputFile(ManifestFile manifest) {
-      return manifest.path().equals(path) ? contents : io.newInputFile(manifest);
-    }
-
-    @Override
-    public InputFile newInputFile(String location) {
-      return location.equals(path) ? contents : io.newInputFile(location);
-    }
-
-    @Override
-    public OutputFile newOutputFile(String location) {
-      return io.newOutputFile(location);
-    }
-
-    @Override
-    public void deleteFile(String location) {
-      io.deleteFile(location);
-    }
-
-    @Override
-    public Map<String, String> properties() {
-      return io.properties();
     }
   }
 }
