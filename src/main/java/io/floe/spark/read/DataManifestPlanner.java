@@ -50,7 +50,6 @@ import org.apache.iceberg.metrics.Timer;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,13 +121,11 @@ final class DataManifestPlanner {
     this.table = table;
     this.snapshot = snapshot;
     this.io = table.io();
-    Snapshot current = table.currentSnapshot();
-    if (current != null && current.snapshotId() == snapshot.snapshotId()) {
-      this.schema = table.schema();
+    this.schema = ScanPlanner.planningSchema(table, snapshot.snapshotId());
+    if (schema.schemaId() == table.schema().schemaId()) {
       this.specs = table.specs();
     } else {
-      // an older snapshot is read with its own schema, and Iceberg binds the specs to it
-      this.schema = SnapshotUtil.schemaFor(table, snapshot.snapshotId());
+      // a snapshot of an older schema is read with it, and Iceberg binds the specs to it
       Map<Integer, PartitionSpec> bound = new HashMap<>();
       table.specs().forEach((id, spec) -> bound.put(id, spec.toUnbound().bind(schema, true)));
       this.specs = Map.copyOf(bound);
@@ -145,7 +142,7 @@ final class DataManifestPlanner {
     this.pruner =
         filter.op() == Expression.Operation.TRUE || manifestCacheEnabled(io)
             ? null
-            : new ManifestPruner(io, specs, filter, caseSensitive);
+            : new ManifestPruner(specs, filter, caseSensitive);
   }
 
   /**

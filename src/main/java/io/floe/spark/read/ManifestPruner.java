@@ -12,7 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,28 +29,20 @@ import org.slf4j.LoggerFactory;
 final class ManifestPruner {
   private static final Logger LOG = LoggerFactory.getLogger(ManifestPruner.class);
 
-  private final FileIO io;
   private final Map<Integer, PartitionSpec> specs;
   private final Expression filter;
   private final boolean caseSensitive;
   private final Map<Integer, Evaluation> evaluations = new ConcurrentHashMap<>();
 
-  ManifestPruner(
-      FileIO io, Map<Integer, PartitionSpec> specs, Expression filter, boolean caseSensitive) {
-    this.io = io;
+  ManifestPruner(Map<Integer, PartitionSpec> specs, Expression filter, boolean caseSensitive) {
     this.specs = specs;
     this.filter = filter;
     this.caseSensitive = caseSensitive;
   }
 
-  /** Whether some live entry of {@code manifest} may match the filter; safe from many threads. */
-  boolean mayMatch(ManifestFile manifest) {
-    return mayMatch(manifest, null);
-  }
-
   /**
    * Whether some live entry of {@code manifest} may match the filter, reading the manifest from
-   * {@code contents} (its bytes already read), or from the table's FileIO when null.
+   * {@code contents}; safe from many threads.
    */
   boolean mayMatch(ManifestFile manifest, InputFile contents) {
     PartitionSpec spec = specs.get(manifest.partitionSpecId());
@@ -64,7 +55,7 @@ final class ManifestPruner {
       return true;
     }
     EntryMetricsReader reader = new EntryMetricsReader(evaluation.columnIds);
-    try (InputStream in = (contents != null ? contents : io.newInputFile(manifest)).newStream();
+    try (InputStream in = contents.newStream();
         DataFileStream<EntryMetrics> entries = new DataFileStream<>(in, reader)) {
       if (!reader.understood()) {
         return true;

@@ -272,7 +272,7 @@ final class ScanPlanner {
    * The schema Iceberg binds a scan's filter and residuals with: the snapshot's own schema when
    * reading an older snapshot, the table's current schema when reading the current one.
    */
-  private static Schema planningSchema(Table table, long snapshotId) {
+  static Schema planningSchema(Table table, long snapshotId) {
     Snapshot current = table.currentSnapshot();
     if (current != null && current.snapshotId() == snapshotId) {
       return table.schema();

@@ -149,11 +149,11 @@ class DataManifestPlannerTest extends SparkTestBase {
             Expressions.isNaN("score"),
             Expressions.startsWith("name", "b"),
             Expressions.equal("name", "zzz"))) {
-      ManifestPruner pruner = new ManifestPruner(table.io(), table.specs(), filter, true);
+      ManifestPruner pruner = new ManifestPruner(table.specs(), filter, true);
       int pruned = 0;
       for (ManifestFile manifest : table.currentSnapshot().dataManifests(table.io())) {
         boolean expected = anyEntryMayMatch(table, manifest, filter);
-        assertThat(pruner.mayMatch(manifest))
+        assertThat(pruner.mayMatch(manifest, table.io().newInputFile(manifest)))
             .as("%s of %s", filter, manifest.path())
             .isEqualTo(expected);
         pruned += expected ? 0 : 1;

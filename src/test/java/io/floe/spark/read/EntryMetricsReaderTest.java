@@ -109,11 +109,16 @@ class EntryMetricsReaderTest {
     }
 
     ManifestPruner nothing =
-        new ManifestPruner(table.io(), table.specs(), Expressions.equal("id", -1L), true);
+        new ManifestPruner(table.specs(), Expressions.equal("id", -1L), true);
     ManifestPruner second =
-        new ManifestPruner(table.io(), table.specs(), Expressions.equal("id", 1210L), true);
-    assertThat(manifests).noneMatch(nothing::mayMatch);
-    assertThat(manifests.stream().filter(second::mayMatch).toList()).hasSize(1);
+        new ManifestPruner(table.specs(), Expressions.equal("id", 1210L), true);
+    assertThat(manifests)
+        .noneMatch(manifest -> nothing.mayMatch(manifest, table.io().newInputFile(manifest)));
+    assertThat(
+            manifests.stream()
+                .filter(manifest -> second.mayMatch(manifest, table.io().newInputFile(manifest)))
+                .toList())
+        .hasSize(1);
   }
 
   private static String metrics(DataFile file) {
