@@ -43,7 +43,8 @@ final class TaskGrouping {
    * The split size of a scan: the configured one; else the scan's weight spread over the configured
    * number of partitions ({@code target-partitions}); else Spark's rule for its file sources, the
    * scan's weight spread over the minimum number of partitions, at least the cost of opening a file
-   * and at most {@code spark.sql.files.maxPartitionBytes}.
+   * and at most {@code spark.sql.files.maxPartitionBytes}, made a little smaller where that gives
+   * whole waves (see {@link #wholeWaves}).
    */
   static long splitSize(ReadOptions options, long totalWeight) {
     if (options.splitSize() != null) {
@@ -57,7 +58,27 @@ final class TaskGrouping {
     }
     long perPartition = (totalWeight + options.minPartitions() - 1) / options.minPartitions();
     long size = Math.min(options.maxPartitionBytes(), Math.max(options.openFileCost(), perPartition));
-    return Math.max(1, size);
+    return wholeWaves(Math.max(1, size), totalWeight, options.minPartitions());
+  }
+
+  /**
+   * Shrinks a derived split size so that the number of groups it gives is a multiple of {@code
+   * slots} (the minimum number of partitions, by default the cluster's task slots).
+   *
+   * <p>Spark's rule alone can give, say, 3 groups for 2 slots: the third runs alone after the first
+   * two, so the scan takes two full group lengths with one slot idle half the time. Rounding the
+   * count up to a whole number of waves (4 groups of three quarters the size) keeps the same number
+   * of waves, each shorter, and every slot busy to the end. A scan that fits one group stays one:
+   * Spark's rule found it not worth splitting.
+   */
+  static long wholeWaves(long size, long totalWeight, int slots) {
+    long count = (totalWeight + size - 1) / size;
+    if (count <= 1 || slots <= 1 || count % slots == 0) {
+      return size;
+    }
+    long waves = (count + slots - 1) / slots;
+    long groups = waves * slots;
+    return Math.max(1, (totalWeight + groups - 1) / groups);
   }
 
   /**

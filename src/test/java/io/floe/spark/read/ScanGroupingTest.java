@@ -151,6 +151,37 @@ class ScanGroupingTest extends SparkTestBase {
   }
 
   @Test
+  void threeGroupsForTwoSlotsBecomeTwoFullWavesOfFour() {
+    // 24 files weigh the 4 MB open cost each: Spark's rule with 32 MB splits makes 3 groups, so
+    // the third would run alone after the first two on the session's 2 slots
+    spark.conf().set("spark.sql.files.maxPartitionBytes", String.valueOf(32L * 1024 * 1024));
+    Dataset<Row> df = spark.table(EQUAL);
+    List<FloeInputPartition> groups = floeScan(df).partitions();
+
+    assertThat(groups).hasSize(4);
+    for (FloeInputPartition group : groups) {
+      assertThat(group.tasks()).as("files of group %d", group.index()).hasSize(EQUAL_FILES / 4);
+    }
+    assertThat(df.selectExpr("count(*)", "count(DISTINCT id)").collectAsList())
+        .containsExactly(RowFactory.create(24000L, 24000L));
+  }
+
+  @Test
+  void wholeWavesRoundsOnlyADerivedMultiGroupCountUpToTheSlots() {
+    long mb = 1024L * 1024;
+    assertThat(TaskGrouping.wholeWaves(32 * mb, 96 * mb, 2)).as("3 groups → 4").isEqualTo(24 * mb);
+    assertThat(TaskGrouping.wholeWaves(10 * mb, 50 * mb, 4)).as("5 groups → 8").isEqualTo(
+        (50 * mb + 7) / 8);
+    assertThat(TaskGrouping.wholeWaves(8 * mb, 96 * mb, 2)).as("12 groups stay").isEqualTo(8 * mb);
+    assertThat(TaskGrouping.wholeWaves(8 * mb, 5 * mb, 2)).as("one group stays").isEqualTo(8 * mb);
+    assertThat(TaskGrouping.wholeWaves(32 * mb, 96 * mb, 1)).as("one slot").isEqualTo(32 * mb);
+
+    // a configured split size is taken as it is
+    spark.conf().set("spark.floe.read.split-size", String.valueOf(32L * 1024 * 1024));
+    assertThat(floeScan(spark.table(EQUAL)).partitions()).hasSize(3);
+  }
+
+  @Test
   void readOptionBeatsSessionConfWhichBeatsTableProperty() {
     sql("CREATE TABLE floe.grouping.precedence (id BIGINT) USING iceberg"
         + " TBLPROPERTIES ('read.split.target-size' = '%d')", 8L * 1024 * 1024);
