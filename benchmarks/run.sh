@@ -91,7 +91,7 @@ jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
   java -Xmx"$HEAP" -XX:MaxHeapFreeRatio=100 $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
     -Dbench.warm.runs="${WARM_RUNS:-3}" -Dbench.tpch.warm.runs="${TPCH_WARM_RUNS:-1}" \
-    ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} -cp "$cp" "$@"
+    ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} ${BENCH_JVM_OPTS:-} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain
 
