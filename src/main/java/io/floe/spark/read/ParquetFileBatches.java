@@ -291,17 +291,17 @@ final class ParquetFileBatches implements TaskBatches {
   public ColumnarBatch next() throws IOException {
     if (sparkBatch == null) {
       sparkBatch = reader.resultBatch();
-      full = new ColumnVector[sparkColumn.length];
-      for (int i = 0; i < full.length; i++) {
-        full[i] = sparkColumn[i] >= 0 ? sparkBatch.column(sparkColumn[i]) : constants[i];
-      }
-      row.setVectors(full);
       dictionaries = StringDictionaries.forBatch(sparkBatch);
       numerics = NumericDictionaries.forBatch(sparkBatch);
+      full = new ColumnVector[sparkColumn.length];
+      for (int i = 0; i < full.length; i++) {
+        full[i] = sparkColumn[i] < 0 ? constants[i] : fileColumn(sparkColumn[i]);
+      }
+      row.setVectors(full);
     }
     while (reader.nextBatch()) {
       if (dictionaries != null) {
-        dictionaries.apply(sparkBatch);
+        dictionaries.refresh();
       }
       if (numerics != null) {
         numerics.apply(sparkBatch);
@@ -340,6 +340,10 @@ final class ParquetFileBatches implements TaskBatches {
       }
     }
     return null;
+  }
+
+  private ColumnVector fileColumn(int index) {
+    return dictionaries == null ? sparkBatch.column(index) : dictionaries.column(index);
   }
 
   private ColumnarBatch output(ColumnVector[] vectors, int numRows) {

@@ -1,118 +1,62 @@
 package io.floe.spark.read;
 
 import java.util.Arrays;
-import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
-import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Decodes each dictionary-encoded string value of a Parquet column chunk once, instead of once per
- * row.
- *
- * <p>Spark's vectorized reader keeps dictionary-encoded strings as ids and decodes an id every time a
- * row's value is read, copying the value's bytes out of the dictionary page each time; on string-heavy
- * scans that copy is the largest single cost. This wraps the dictionary of every string column of a
- * batch in one that keeps each decoded value, for as long as the reader stays on the same column
- * chunk (Spark hands each batch a new wrapper around the chunk's one Parquet dictionary, so the cache
- * is keyed by that dictionary). Sharing the bytes between rows is safe because a {@code UTF8String}
- * is never modified in place; binary columns are left alone since {@code getBinary} hands out the
- * array itself.
+ * The string columns of Spark's reader's result batch, seen through {@link DictionaryStringVector}s
+ * so that a dictionary-encoded value is built once per column chunk instead of once per row read.
  *
  * <p>It reaches non-public fields of Spark's reader through {@link DictionaryFields}; should a Spark
- * version not have them, it turns itself off and reads stay as fast as Spark's own.
+ * version not have them, it is not used and reads stay as fast as Spark's own. Binary columns are
+ * left alone: {@code getBinary} hands out a fresh array that callers may keep and change.
  */
 final class StringDictionaries {
-  private final int[] columns;
-  private final CachedDictionary[] cached;
+  private final ColumnVector[] columns;
+  private final DictionaryStringVector[] views;
 
-  private StringDictionaries(int[] columns) {
+  private StringDictionaries(ColumnVector[] columns, DictionaryStringVector[] views) {
     this.columns = columns;
-    this.cached = new CachedDictionary[columns.length];
+    this.views = views;
   }
 
   /**
-   * The cache for the string columns of {@code batch}, the reader's result batch whose vectors are
-   * reused for every batch; null when there is nothing to cache.
+   * The views of the string columns of {@code batch}, the reader's result batch whose vectors are
+   * reused for every batch; null when there is nothing to view.
    */
   static StringDictionaries forBatch(ColumnarBatch batch) {
     if (!DictionaryFields.available()) {
       return null;
     }
-    int[] columns = new int[batch.numCols()];
+    ColumnVector[] columns = new ColumnVector[batch.numCols()];
+    DictionaryStringVector[] views = new DictionaryStringVector[batch.numCols()];
     int count = 0;
     for (int i = 0; i < batch.numCols(); i++) {
       ColumnVector vector = batch.column(i);
-      if (vector instanceof WritableColumnVector && vector.dataType() instanceof StringType) {
-        columns[count++] = i;
+      if (vector instanceof WritableColumnVector writable
+          && vector.dataType() instanceof StringType) {
+        DictionaryStringVector view = new DictionaryStringVector(writable);
+        views[count++] = view;
+        columns[i] = view;
+      } else {
+        columns[i] = vector;
       }
     }
-    return count == 0 ? null : new StringDictionaries(Arrays.copyOf(columns, count));
+    return count == 0 ? null : new StringDictionaries(columns, Arrays.copyOf(views, count));
   }
 
-  /** Replaces the dictionaries the reader just set on {@code batch} by caching ones. */
-  void apply(ColumnarBatch batch) {
-    for (int i = 0; i < columns.length; i++) {
-      WritableColumnVector vector = (WritableColumnVector) batch.column(columns[i]);
-      if (!vector.hasDictionary()) {
-        continue;
-      }
-      ParquetDictionary spark = DictionaryFields.parquetDictionary(vector);
-      if (spark == null || DictionaryFields.transforms(spark)) {
-        continue;
-      }
-      org.apache.parquet.column.Dictionary parquet = DictionaryFields.source(spark);
-      CachedDictionary last = cached[i];
-      if (last == null || last.parquet != parquet) {
-        last = new CachedDictionary(parquet, spark);
-        cached[i] = last;
-      }
-      vector.setDictionary(last);
-    }
+  /** Column {@code index} of the batch, through its view when it is a string column. */
+  ColumnVector column(int index) {
+    return columns[index];
   }
 
-  /** A chunk's string dictionary whose values are decoded on first use and then kept. */
-  private static final class CachedDictionary implements Dictionary {
-    private final org.apache.parquet.column.Dictionary parquet;
-    private final Dictionary spark;
-    private final byte[][] values;
-
-    CachedDictionary(org.apache.parquet.column.Dictionary parquet, Dictionary spark) {
-      this.parquet = parquet;
-      this.spark = spark;
-      this.values = new byte[parquet.getMaxId() + 1][];
-    }
-
-    @Override
-    public byte[] decodeToBinary(int id) {
-      byte[] value = values[id];
-      if (value == null) {
-        value = spark.decodeToBinary(id);
-        values[id] = value;
-      }
-      return value;
-    }
-
-    @Override
-    public int decodeToInt(int id) {
-      return spark.decodeToInt(id);
-    }
-
-    @Override
-    public long decodeToLong(int id) {
-      return spark.decodeToLong(id);
-    }
-
-    @Override
-    public float decodeToFloat(int id) {
-      return spark.decodeToFloat(id);
-    }
-
-    @Override
-    public double decodeToDouble(int id) {
-      return spark.decodeToDouble(id);
+  /** Takes note of the dictionaries the reader left on the batch it just decoded. */
+  void refresh() {
+    for (DictionaryStringVector view : views) {
+      view.refresh();
     }
   }
 }

@@ -3,8 +3,17 @@ package io.floe.spark.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import java.io.IOException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,6 +91,54 @@ class StringDictionaryReadTest extends SparkTestBase {
         sql("SELECT low, count(*), min(id), max(mid) FROM " + TABLE + " GROUP BY low ORDER BY low");
 
     assertThat(actual).hasSize(24).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void aDictionaryValueIsOneStringPerChunkAndEveryRowReadsItsOwnValue() throws IOException {
+    FloeScan scan =
+        ReadTestSupport.floeScan(
+            spark.read().option("batch-size", "1000").table(TABLE).selectExpr("id", "low", "mid"));
+    int idColumn = scan.readSchema().fieldIndex("id");
+    int lowColumn = scan.readSchema().fieldIndex("low");
+    int midColumn = scan.readSchema().fieldIndex("mid");
+    Batch batch = scan.toBatch();
+    PartitionReaderFactory factory = batch.createReaderFactory();
+    Map<Long, List<String>> read = new HashMap<>();
+    int repeats = 0;
+    for (InputPartition partition : batch.planInputPartitions()) {
+      assertThat(factory.supportColumnarReads(partition)).isTrue();
+      try (PartitionReader<ColumnarBatch> reader = factory.createColumnarReader(partition)) {
+        while (reader.next()) {
+          ColumnarBatch columns = reader.get();
+          // a batch lies in one row group, where `low` is dictionary-encoded throughout
+          Map<String, UTF8String> firstSeen = new HashMap<>();
+          for (int i = 0; i < columns.numRows(); i++) {
+            UTF8String low = columns.column(lowColumn).getUTF8String(i);
+            UTF8String mid = columns.column(midColumn).getUTF8String(i);
+            read.put(
+                columns.column(idColumn).getLong(i),
+                java.util.Arrays.asList(
+                    low == null ? null : low.toString(), mid == null ? null : mid.toString()));
+            if (low != null) {
+              UTF8String first = firstSeen.putIfAbsent(low.toString(), low);
+              if (first != null) {
+                assertThat(low).as("the string of a repeated dictionary entry").isSameAs(first);
+                repeats++;
+              }
+            }
+          }
+        }
+      }
+    }
+
+    assertThat(repeats).isGreaterThan(30000);
+    List<Row> expected = sql("SELECT id, low, mid FROM dict_expected");
+    assertThat(read).hasSize(expected.size());
+    for (Row row : expected) {
+      assertThat(read.get(row.getLong(0)))
+          .as("row %d", row.getLong(0))
+          .containsExactly(row.getString(1), row.getString(2));
+    }
   }
 
   @Test
