@@ -47,7 +47,8 @@ import scala.Option;
 
 /**
  * Reads one Parquet file task (a file, or a split of it) as Spark {@link ColumnarBatch}es, decoded
- * by Spark's own vectorized Parquet reader.
+ * by Floe's {@link FlatParquetReader} when every requested column is flat and stored in a way it
+ * decodes, else by Spark's own vectorized Parquet reader.
  *
  * <p>Columns are matched by Iceberg field id: the footer handed to Spark carries the file's ids, or
  * ids from the table's name mapping, or Iceberg's positional fallback ids for files written without
@@ -64,7 +65,7 @@ import scala.Option;
  * #next()} or {@link #close()}.
  */
 final class ParquetFileBatches implements TaskBatches {
-  private final VectorizedParquetRecordReader reader;
+  private final BatchDecoder reader;
   private final ColumnVector[] constants;
   private final int[] sparkColumn;
   private final int outputColumns;
@@ -81,7 +82,7 @@ final class ParquetFileBatches implements TaskBatches {
   private int[] live;
 
   private ParquetFileBatches(
-      VectorizedParquetRecordReader reader,
+      BatchDecoder reader,
       ColumnVector[] constants,
       int[] sparkColumn,
       int outputColumns,
@@ -209,21 +210,12 @@ final class ParquetFileBatches implements TaskBatches {
       conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG().key(), false);
       conf.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED().key(), true);
       Path path = new Path(task.file().location());
-      VectorizedParquetRecordReader reader =
-          new VectorizedParquetRecordReader(
-              null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, factory.batchSize());
-      try {
-        reader.initialize(
-            new FileSplit(path, 0, length, new String[0]),
-            new TaskAttemptContextImpl(conf, new TaskAttemptID()),
-            Option.apply(hadoopFile(path, length, conf)),
-            Option.apply(stream),
-            Option.apply(footer));
-      } catch (IOException | RuntimeException | InterruptedException e) {
-        reader.close();
-        throw e;
+      BatchDecoder reader =
+          FlatParquetReader.openIfFlat(
+              parquetFile, stream, footer, sparkSchema, factory.batchSize(), conf, path);
+      if (reader == null) {
+        reader = sparkReader(path, length, conf, stream, footer, factory.batchSize());
       }
-      reader.enableReturningBatches();
       BatchRow row = new BatchRow(required);
       return new ParquetFileBatches(
           reader,
@@ -241,6 +233,47 @@ final class ParquetFileBatches implements TaskBatches {
       closeAll(constantVectors);
       throw e;
     }
+  }
+
+  /** Spark's own vectorized reader, for files {@link FlatParquetReader} does not decode. */
+  private static BatchDecoder sparkReader(
+      Path path,
+      long length,
+      Configuration conf,
+      SeekableInputStream stream,
+      ParquetMetadata footer,
+      int batchSize)
+      throws IOException, InterruptedException {
+    VectorizedParquetRecordReader reader =
+        new VectorizedParquetRecordReader(null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, batchSize);
+    try {
+      reader.initialize(
+          new FileSplit(path, 0, length, new String[0]),
+          new TaskAttemptContextImpl(conf, new TaskAttemptID()),
+          Option.apply(hadoopFile(path, length, conf)),
+          Option.apply(stream),
+          Option.apply(footer));
+    } catch (IOException | RuntimeException | InterruptedException e) {
+      reader.close();
+      throw e;
+    }
+    reader.enableReturningBatches();
+    return new BatchDecoder() {
+      @Override
+      public ColumnarBatch resultBatch() {
+        return reader.resultBatch();
+      }
+
+      @Override
+      public boolean nextBatch() throws IOException {
+        return reader.nextBatch();
+      }
+
+      @Override
+      public void close() throws IOException {
+        reader.close();
+      }
+    };
   }
 
   /** Spark's reader wants a Hadoop file for its bookkeeping; it reads through the given stream. */
@@ -291,8 +324,11 @@ final class ParquetFileBatches implements TaskBatches {
   public ColumnarBatch next() throws IOException {
     if (sparkBatch == null) {
       sparkBatch = reader.resultBatch();
-      dictionaries = StringDictionaries.forBatch(sparkBatch);
-      numerics = NumericDictionaries.forBatch(sparkBatch);
+      if (!(reader instanceof FlatParquetReader)) {
+        // Floe's own decoder leaves no dictionaries to Spark's vectors
+        dictionaries = StringDictionaries.forBatch(sparkBatch);
+        numerics = NumericDictionaries.forBatch(sparkBatch);
+      }
       full = new ColumnVector[sparkColumn.length];
       for (int i = 0; i < full.length; i++) {
         full[i] = sparkColumn[i] < 0 ? constants[i] : fileColumn(sparkColumn[i]);
