@@ -6,6 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
@@ -197,9 +198,7 @@ final class FlatColumnDecoder {
     Encoding encoding;
     oldLevels = null;
     if (next instanceof DataPageV1 v1) {
-      page = v1.getBytes().toByteArray();
-      position = 0;
-      end = page.length;
+      setPage(v1.getBytes());
       if (maxDefinition > 0) {
         if (v1.getDlEncoding() == Encoding.RLE) {
           int length = intAt(position);
@@ -224,9 +223,7 @@ final class FlatColumnDecoder {
         levelDecoder.reset(
             definitions, 0, definitions.length, bitWidth(maxDefinition), source);
       }
-      page = v2.getData().toByteArray();
-      position = 0;
-      end = page.length;
+      setPage(v2.getData());
       encoding = v2.getDataEncoding();
     } else {
       throw failure("a data page of unknown kind " + next.getClass().getSimpleName());
@@ -258,36 +255,97 @@ final class FlatColumnDecoder {
     pageValuesLeft = count;
   }
 
+  /**
+   * Points {@link #page}, {@link #position} and {@link #end} at a page's bytes, without copying them
+   * when they are already in a heap array (as Parquet's decompressors leave them).
+   */
+  private void setPage(BytesInput bytes) throws IOException {
+    ByteBuffer buffer = bytes.toByteBuffer();
+    if (buffer.hasArray()) {
+      page = buffer.array();
+      position = buffer.arrayOffset() + buffer.position();
+      end = position + buffer.remaining();
+    } else {
+      page = bytes.toByteArray();
+      position = 0;
+      end = page.length;
+    }
+  }
+
   private static int bitWidth(int maxLevel) {
     return 32 - Integer.numberOfLeadingZeros(maxLevel);
   }
 
   private void decodeIds(int row, int n, int present) {
     valueDecoder.read(ids, 0, present);
-    boolean dense = present == n;
-    int k = 0;
-    for (int i = row; i < row + n; i++) {
-      if (!dense && levels[i] != maxDefinition) {
-        putNull(i);
-        continue;
+    for (int k = 0; k < present; k++) {
+      if (Integer.compareUnsigned(ids[k], dictionarySize) >= 0) {
+        throw failure("dictionary id " + ids[k] + " of a dictionary of " + dictionarySize);
       }
-      int id = ids[k++];
-      switch (kind) {
-        case INT -> vector.putInt(i, intDictionary[checkedId(id)]);
-        case LONG -> vector.putLong(i, longDictionary[checkedId(id)]);
-        case FLOAT -> vector.putFloat(i, floatDictionary[checkedId(id)]);
-        case DOUBLE -> vector.putDouble(i, doubleDictionary[checkedId(id)]);
-        case STRING -> strings.putId(i, checkedId(id));
-        default -> throw failure("dictionary-encoded " + kind + " values");
+    }
+    if (present < n) {
+      spreadIds(row, n, present);
+    }
+    // one loop per kind, so each stays small and is compiled early
+    switch (kind) {
+      case INT -> {
+        int[] dictionary = intDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putInt(row + i, dictionary[ids[i]]);
+          }
+        }
       }
+      case LONG -> {
+        long[] dictionary = longDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putLong(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case FLOAT -> {
+        float[] dictionary = floatDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putFloat(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case DOUBLE -> {
+        double[] dictionary = doubleDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putDouble(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case STRING -> {
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            strings.putId(row + i, ids[i]);
+          }
+        }
+      }
+      default -> throw failure("dictionary-encoded " + kind + " values");
     }
   }
 
-  private int checkedId(int id) {
-    if (id < 0 || id >= dictionarySize) {
-      throw failure("dictionary id " + id + " of a dictionary of " + dictionarySize);
+  /**
+   * Moves the {@code present} ids decoded for the {@code n} rows from {@code row} to those rows'
+   * places in {@link #ids}, -1 for a NULL row (which it marks NULL). Done from the back, an id never
+   * lands before its own decoded place, so nothing is overwritten before it is moved.
+   */
+  private void spreadIds(int row, int n, int present) {
+    int k = present;
+    for (int i = n - 1; i >= 0; i--) {
+      if (levels[row + i] == maxDefinition) {
+        ids[i] = ids[--k];
+      } else {
+        ids[i] = -1;
+        putNull(row + i);
+      }
     }
-    return id;
   }
 
   private void putNull(int row) {
@@ -328,15 +386,19 @@ final class FlatColumnDecoder {
     for (int i = row; i < row + n; i++) {
       if (levels[i] != maxDefinition) {
         vector.putNull(i);
-        continue;
+      } else {
+        putFixed(i);
+        position += width;
       }
-      switch (kind) {
-        case LONG -> vector.putLong(i, (long) LONGS.get(page, position));
-        case INT -> vector.putInt(i, (int) INTS.get(page, position));
-        case DOUBLE -> vector.putDouble(i, Double.longBitsToDouble((long) LONGS.get(page, position)));
-        default -> vector.putFloat(i, Float.intBitsToFloat((int) INTS.get(page, position)));
-      }
-      position += width;
+    }
+  }
+
+  private void putFixed(int row) {
+    switch (kind) {
+      case LONG -> vector.putLong(row, (long) LONGS.get(page, position));
+      case INT -> vector.putInt(row, (int) INTS.get(page, position));
+      case DOUBLE -> vector.putDouble(row, Double.longBitsToDouble((long) LONGS.get(page, position)));
+      default -> vector.putFloat(row, Float.intBitsToFloat((int) INTS.get(page, position)));
     }
   }
 
