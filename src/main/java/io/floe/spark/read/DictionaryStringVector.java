@@ -37,8 +37,8 @@ final class DictionaryStringVector extends ColumnVector {
   }
 
   /**
-   * Takes note of the batch the reader just decoded: its dictionary, if it left one, and when that is
-   * a new chunk's dictionary, drops the strings built for the last one.
+   * Takes note of the batch the reader just decoded: its dictionary, if it left one, and when that
+   * is a new chunk's dictionary, drops the strings built for the last one.
    */
   void refresh() {
     ParquetDictionary current =

@@ -27,9 +27,9 @@ import org.apache.spark.sql.vectorized.ColumnVector;
  * vector: PLAIN and dictionary-encoded values (and RLE booleans), definition levels in RLE or the
  * old bit-packed encoding, data pages of either version.
  *
- * <p>Values are read straight from each decompressed page's byte array: fixed-width values without
- * NULLs are copied into the vector in bulk, dictionary ids are unpacked eight at a time, and nothing
- * is allocated per value. A page that does not hold the values its header promises fails the read
+ * <p>Values are read straight from each decompressed page's byte array: fixed-width values
+ * without NULLs are copied into the vector in bulk, dictionary ids are unpacked eight at a time,
+ * and nothing is allocated per value. A page that does not hold the values its header promises fails the read
  * with the column and file named, rather than return wrong rows.
  */
 final class FlatColumnDecoder {
@@ -109,7 +109,8 @@ final class FlatColumnDecoder {
       dictionarySize = entries == null ? 0 : entries.length;
       strings.setDictionary(entries);
     } else if (hasDictionary) {
-      Dictionary dictionary = dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
+      Dictionary dictionary =
+          dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
       int size = dictionary.getMaxId() + 1;
       dictionarySize = size;
       switch (kind) {
@@ -256,8 +257,8 @@ final class FlatColumnDecoder {
   }
 
   /**
-   * Points {@link #page}, {@link #position} and {@link #end} at a page's bytes, without copying them
-   * when they are already in a heap array (as Parquet's decompressors leave them).
+   * Points {@link #page}, {@link #position} and {@link #end} at a page's bytes, without copying
+   * them when they are already in a heap array (as Parquet's decompressors leave them).
    */
   private void setPage(BytesInput bytes) throws IOException {
     ByteBuffer buffer = bytes.toByteBuffer();
@@ -333,8 +334,8 @@ final class FlatColumnDecoder {
 
   /**
    * Moves the {@code present} ids decoded for the {@code n} rows from {@code row} to those rows'
-   * places in {@link #ids}, -1 for a NULL row (which it marks NULL). Done from the back, an id never
-   * lands before its own decoded place, so nothing is overwritten before it is moved.
+   * places in {@link #ids}, -1 for a NULL row (which it marks NULL). Done from the back, an id
+   * never lands before its own decoded place, so nothing is overwritten before it is moved.
    */
   private void spreadIds(int row, int n, int present) {
     int k = present;
@@ -397,7 +398,8 @@ final class FlatColumnDecoder {
     switch (kind) {
       case LONG -> vector.putLong(row, (long) LONGS.get(page, position));
       case INT -> vector.putInt(row, (int) INTS.get(page, position));
-      case DOUBLE -> vector.putDouble(row, Double.longBitsToDouble((long) LONGS.get(page, position)));
+      case DOUBLE ->
+          vector.putDouble(row, Double.longBitsToDouble((long) LONGS.get(page, position)));
       default -> vector.putFloat(row, Float.intBitsToFloat((int) INTS.get(page, position)));
     }
   }

@@ -51,8 +51,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * <p>It exists because Spark's reader slices a {@code ByteBuffer} for every plain string and every
  * eight dictionary ids, and builds a new {@code UTF8String} for every dictionary-encoded string it
  * hands out; on this kind of table those allocations were the largest cost of a scan. Columns are
- * matched by Parquet field id, like Spark's reader is told to; row groups are those of the footer it
- * is given; {@code _pos} comes from each row group's first row index. A batch never spans row groups.
+ * matched by Parquet field id, like Spark's reader is told to; row groups are those of the footer
+ * it is given; {@code _pos} comes from each row group's first row index. A batch never spans row
+ * groups.
  */
 final class FlatParquetReader implements BatchDecoder {
   private static final Set<Encoding> ENCODINGS =

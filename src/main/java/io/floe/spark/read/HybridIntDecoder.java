@@ -64,7 +64,14 @@ final class HybridIntDecoder {
       if (repeating) {
         Arrays.fill(out, outOffset + done, outOffset + done + n, runValue);
       } else {
-        for (int i = 0; i < n; i++) {
+        int i = 0;
+        // whole groups go straight into the output; a group cut by the batch goes through a buffer
+        while (unpackedIndex == 8 && n - i >= 8 && position + bitWidth <= end) {
+          packer.unpack8Values(data, position, out, outOffset + done + i);
+          position += bitWidth;
+          i += 8;
+        }
+        for (; i < n; i++) {
           if (unpackedIndex == 8) {
             unpackGroup();
           }

@@ -23,8 +23,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * values into the vector and clears the vector's dictionary. Spark's reader then decodes the chunk's
  * later batches eagerly itself, except those that start on a page boundary, which this decodes again.
  *
- * <p>Like {@link StringDictionaries} it reaches non-public fields of Spark's reader through {@link
- * DictionaryFields}; without them it does nothing and reads stay as fast as Spark's own.
+ * <p>It serves the files Spark's reader decodes; {@link FlatParquetReader} decodes dictionaries into
+ * values itself. Like {@link StringDictionaries} it reaches non-public fields of Spark's reader
+ * through {@link DictionaryFields}; without them it does nothing and reads stay as fast as Spark's
+ * own.
  */
 final class NumericDictionaries {
   private enum Kind {

@@ -245,7 +245,8 @@ final class ParquetFileBatches implements TaskBatches {
       int batchSize)
       throws IOException, InterruptedException {
     VectorizedParquetRecordReader reader =
-        new VectorizedParquetRecordReader(null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, batchSize);
+        new VectorizedParquetRecordReader(
+            null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, batchSize);
     try {
       reader.initialize(
           new FileSplit(path, 0, length, new String[0]),

@@ -10,6 +10,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * The string columns of Spark's reader's result batch, seen through {@link DictionaryStringVector}s
  * so that a dictionary-encoded value is built once per column chunk instead of once per row read.
  *
+ * <p>It serves the files Spark's reader decodes; {@link FlatParquetReader}'s own string vectors do
+ * the same for the files it decodes.
+ *
  * <p>It reaches non-public fields of Spark's reader through {@link DictionaryFields}; should a Spark
  * version not have them, it is not used and reads stay as fast as Spark's own. Binary columns are
  * left alone: {@code getBinary} hands out a fresh array that callers may keep and change.

@@ -63,7 +63,8 @@ class FlatParquetReadTest extends SparkTestBase {
           + " CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id AS FLOAT) / 4 END AS f,"
           + " CASE WHEN id % 13 = 0 THEN NULL ELSE CAST(id % 97 AS DOUBLE) * -1.25 END AS d,"
           + " CASE WHEN id % 17 = 0 THEN NULL"
-          + "  ELSE concat('s', CAST(id * 7919 % 1000003 AS STRING), repeat('x', CAST(id % 40 AS INT)))"
+          + "  ELSE concat('s', CAST(id * 7919 % 1000003 AS STRING),"
+          + "   repeat('x', CAST(id % 40 AS INT)))"
           + "  END AS s,"
           + " CASE WHEN id % 19 = 0 THEN NULL WHEN id % 23 = 1 THEN ''"
           + "  ELSE concat('ké-', CAST(id % 23 AS STRING), '-😀') END AS low,"
@@ -75,7 +76,8 @@ class FlatParquetReadTest extends SparkTestBase {
           + "  ELSE CAST(timestamp_micros(id * 999983) AS TIMESTAMP_NTZ) END AS ntz,"
           + " CASE WHEN id % 6 = 0 THEN NULL"
           + "  ELSE CAST((id % 100000 - 50000) / 100.0 AS DECIMAL(9,2)) END AS d9,"
-          + " CASE WHEN id % 4 = 0 THEN NULL ELSE CAST(id * -12345.6789 AS DECIMAL(18,4)) END AS d18,"
+          + " CASE WHEN id % 4 = 0 THEN NULL"
+          + "  ELSE CAST(id * -12345.6789 AS DECIMAL(18,4)) END AS d18,"
           + " concat('r', CAST(id % 3 AS STRING)) AS req"
           + " FROM range(0, 30000)";
 
@@ -149,7 +151,8 @@ class FlatParquetReadTest extends SparkTestBase {
       record.setField("l", id >= 1000 && id < 2500 ? null : id % 17);
       records.add(record);
     }
-    OutputFile out = table.io().newOutputFile(table.locationProvider().newDataLocation("v2.parquet"));
+    OutputFile out =
+        table.io().newOutputFile(table.locationProvider().newDataLocation("v2.parquet"));
     FileAppender<Record> appender =
         Parquet.write(out)
             .schema(table.schema())
@@ -168,7 +171,7 @@ class FlatParquetReadTest extends SparkTestBase {
             .build();
     table.newAppend().appendFile(file).commit();
 
-    // the unique ids are delta-encoded, which only Spark's reader decodes; the rest are dictionaries
+    // the unique ids are delta-encoded, which only Spark's reader decodes; the rest dictionaries
     Schema flat = table.schema().select("b", "k", "s", "l");
     assertThat(flatlyDecodedRows(file.location(), flat)).isEqualTo(5000);
     assertThat(flatlyDecodedRows(file.location(), table.schema())).isNull();
@@ -189,14 +192,15 @@ class FlatParquetReadTest extends SparkTestBase {
           .isEqualTo(canonicalRecords(projected, 4));
       assertThat(
               canonicalRows(
-                  spark.read().option("batch-size", batchSize).table("floe.flat.v2").collectAsList()))
+                  spark.read().option("batch-size", batchSize).table("floe.flat.v2")
+                      .collectAsList()))
           .isEqualTo(canonicalRecords(records, 5));
     }
   }
 
   /**
-   * Decodes every batch of {@code location}'s columns of {@code projection} with Floe's own decoder,
-   * as a scan would ask for them; the rows decoded, or null when the decoder turns the file down.
+   * Decodes every batch of {@code location}'s columns of {@code projection} with Floe's own
+   * decoder, as a scan would ask for them; the rows decoded, or null when it turns the file down.
    */
   private static Long flatlyDecodedRows(String location, Schema projection) throws IOException {
     Configuration conf = spark.sessionState().newHadoopConf();
