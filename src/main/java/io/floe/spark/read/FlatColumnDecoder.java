@@ -93,6 +93,10 @@ final class FlatColumnDecoder {
     this.ids = new int[capacity];
   }
 
+  ColumnDescriptor descriptor() {
+    return descriptor;
+  }
+
   ColumnVector vector() {
     return kind == Kind.STRING ? strings : vector;
   }

@@ -65,7 +65,6 @@ final class FlatParquetReader implements BatchDecoder {
           Encoding.BIT_PACKED);
 
   private final ParquetFileReader reader;
-  private final List<ColumnDescriptor> descriptors;
   private final FlatColumnDecoder[] decoders;
   private final OnHeapColumnVector rowIndex;
   private final ColumnarBatch batch;
@@ -77,14 +76,12 @@ final class FlatParquetReader implements BatchDecoder {
 
   private FlatParquetReader(
       ParquetFileReader reader,
-      List<ColumnDescriptor> descriptors,
       FlatColumnDecoder[] decoders,
       OnHeapColumnVector rowIndex,
       ColumnVector[] vectors,
       int capacity,
       String location) {
     this.reader = reader;
-    this.descriptors = descriptors;
     this.decoders = decoders;
     this.rowIndex = rowIndex;
     this.batch = new ColumnarBatch(vectors);
@@ -160,8 +157,7 @@ final class FlatParquetReader implements BatchDecoder {
     ParquetFileReader reader =
         new ParquetFileReader(file, footer, HadoopReadOptions.builder(conf, path).build(), stream);
     reader.setRequestedSchema(projection);
-    return new FlatParquetReader(
-        reader, descriptors, decoders, rowIndex, vectors, capacity, location);
+    return new FlatParquetReader(reader, decoders, rowIndex, vectors, capacity, location);
   }
 
   private static Type columnWithId(MessageType fileSchema, StructField field) {
@@ -307,7 +303,7 @@ final class FlatParquetReader implements BatchDecoder {
                           "Cannot read row positions of " + location + ": no row index offset"));
     }
     for (int i = 0; i < decoders.length; i++) {
-      decoders[i].startRowGroup(next.getPageReader(descriptors.get(i)));
+      decoders[i].startRowGroup(next.getPageReader(decoders[i].descriptor()));
     }
     return true;
   }

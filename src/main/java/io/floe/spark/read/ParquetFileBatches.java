@@ -10,11 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.mapred.FileSplit;
-import org.apache.hadoop.mapreduce.TaskAttemptID;
-import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
@@ -28,13 +24,11 @@ import org.apache.iceberg.util.PartitionUtil;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetReadSupport;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetUtils;
-import org.apache.spark.sql.execution.datasources.parquet.VectorizedParquetRecordReader;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -43,7 +37,6 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import scala.Option;
 
 /**
  * Reads one Parquet file task (a file, or a split of it) as Spark {@link ColumnarBatch}es, decoded
@@ -75,10 +68,8 @@ final class ParquetFileBatches implements TaskBatches {
   private final BatchRow row;
   private final int rowGroups;
   private final long bytes;
-  private ColumnarBatch sparkBatch;
+  private ColumnarBatch decoded;
   private ColumnVector[] full;
-  private StringDictionaries dictionaries;
-  private NumericDictionaries numerics;
   private int[] live;
 
   private ParquetFileBatches(
@@ -214,7 +205,7 @@ final class ParquetFileBatches implements TaskBatches {
           FlatParquetReader.openIfFlat(
               parquetFile, stream, footer, sparkSchema, factory.batchSize(), conf, path);
       if (reader == null) {
-        reader = sparkReader(path, length, conf, stream, footer, factory.batchSize());
+        reader = SparkBatchDecoder.open(path, length, conf, stream, footer, factory.batchSize());
       }
       BatchRow row = new BatchRow(required);
       return new ParquetFileBatches(
@@ -233,61 +224,6 @@ final class ParquetFileBatches implements TaskBatches {
       closeAll(constantVectors);
       throw e;
     }
-  }
-
-  /** Spark's own vectorized reader, for files {@link FlatParquetReader} does not decode. */
-  private static BatchDecoder sparkReader(
-      Path path,
-      long length,
-      Configuration conf,
-      SeekableInputStream stream,
-      ParquetMetadata footer,
-      int batchSize)
-      throws IOException, InterruptedException {
-    VectorizedParquetRecordReader reader =
-        new VectorizedParquetRecordReader(
-            null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, batchSize);
-    try {
-      reader.initialize(
-          new FileSplit(path, 0, length, new String[0]),
-          new TaskAttemptContextImpl(conf, new TaskAttemptID()),
-          Option.apply(hadoopFile(path, length, conf)),
-          Option.apply(stream),
-          Option.apply(footer));
-    } catch (IOException | RuntimeException | InterruptedException e) {
-      reader.close();
-      throw e;
-    }
-    reader.enableReturningBatches();
-    return new BatchDecoder() {
-      @Override
-      public ColumnarBatch resultBatch() {
-        return reader.resultBatch();
-      }
-
-      @Override
-      public boolean nextBatch() throws IOException {
-        return reader.nextBatch();
-      }
-
-      @Override
-      public void close() throws IOException {
-        reader.close();
-      }
-    };
-  }
-
-  /** Spark's reader wants a Hadoop file for its bookkeeping; it reads through the given stream. */
-  private static HadoopInputFile hadoopFile(Path path, long length, Configuration conf)
-      throws IOException {
-    Path usable = path;
-    try {
-      path.getFileSystem(conf);
-    } catch (IOException e) {
-      // a location Hadoop cannot open (the FileIO can): a local stand-in that is never opened
-      usable = new Path("file", null, path.toUri().getPath());
-    }
-    return HadoopInputFile.fromStatus(new FileStatus(length, false, 1, 0L, 0L, usable), conf);
   }
 
   /** Values of identity-partition and metadata columns of the read schema, by field id. */
@@ -323,27 +259,16 @@ final class ParquetFileBatches implements TaskBatches {
    */
   @Override
   public ColumnarBatch next() throws IOException {
-    if (sparkBatch == null) {
-      sparkBatch = reader.resultBatch();
-      if (!(reader instanceof FlatParquetReader)) {
-        // Floe's own decoder leaves no dictionaries to Spark's vectors
-        dictionaries = StringDictionaries.forBatch(sparkBatch);
-        numerics = NumericDictionaries.forBatch(sparkBatch);
-      }
+    if (decoded == null) {
+      decoded = reader.resultBatch();
       full = new ColumnVector[sparkColumn.length];
       for (int i = 0; i < full.length; i++) {
-        full[i] = sparkColumn[i] < 0 ? constants[i] : fileColumn(sparkColumn[i]);
+        full[i] = sparkColumn[i] >= 0 ? decoded.column(sparkColumn[i]) : constants[i];
       }
       row.setVectors(full);
     }
     while (reader.nextBatch()) {
-      if (dictionaries != null) {
-        dictionaries.refresh();
-      }
-      if (numerics != null) {
-        numerics.apply(sparkBatch);
-      }
-      int numRows = sparkBatch.numRows();
+      int numRows = decoded.numRows();
       if (positionDeletes == null && liveByEquality == null) {
         return output(full, numRows);
       }
@@ -377,10 +302,6 @@ final class ParquetFileBatches implements TaskBatches {
       }
     }
     return null;
-  }
-
-  private ColumnVector fileColumn(int index) {
-    return dictionaries == null ? sparkBatch.column(index) : dictionaries.column(index);
   }
 
   private ColumnarBatch output(ColumnVector[] vectors, int numRows) {

@@ -17,6 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Columnar reads of dictionary-encoded strings, whose decoded values the reader keeps per column chunk:
@@ -33,14 +35,16 @@ class StringDictionaryReadTest extends SparkTestBase {
           + "  ELSE concat('ké-', CAST(pmod(id * 7, 23) AS STRING), '-😀') END AS low,"
           + " CASE WHEN pmod(id, 13) = 0 THEN NULL"
           + "  ELSE concat('v', CAST(pmod(id * 31, 3001) AS STRING)) END AS mid,"
-          + " CAST(pmod(id, 4) AS INT) AS part"
+          + " CAST(pmod(id, 4) AS INT) AS part,"
+          + " CAST(pmod(id, 7) AS INT) AS w"
           + " FROM range(0, 40000)";
 
   @BeforeAll
   static void createTable() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.dict");
     sql(
-        "CREATE TABLE " + TABLE + " (id BIGINT, low STRING, mid STRING, part INT) USING iceberg"
+        "CREATE TABLE " + TABLE + " (id BIGINT, low STRING, mid STRING, part INT, w INT)"
+            + " USING iceberg"
             + " PARTITIONED BY (part) TBLPROPERTIES ("
             + " 'write.parquet.row-group-size-bytes'='8192',"
             + " 'write.parquet.page-size-bytes'='1024',"
@@ -48,6 +52,8 @@ class StringDictionaryReadTest extends SparkTestBase {
     // two inserts: two files per partition, each with several row groups and dictionaries
     sql("INSERT INTO " + TABLE + " " + ROWS + " WHERE id < 20000");
     sql("INSERT INTO " + TABLE + " " + ROWS + " WHERE id >= 20000");
+    // a widened column: a scan that reads it goes to Spark's reader, not Floe's decoder
+    sql("ALTER TABLE " + TABLE + " ALTER COLUMN w TYPE BIGINT");
     spark.sql(ROWS).createOrReplaceTempView("dict_expected");
   }
 
@@ -93,11 +99,15 @@ class StringDictionaryReadTest extends SparkTestBase {
     assertThat(actual).hasSize(24).containsExactlyElementsOf(expected);
   }
 
-  @Test
-  void aDictionaryValueIsOneStringPerChunkAndEveryRowReadsItsOwnValue() throws IOException {
+  @ParameterizedTest(name = "with the widened column: {0}")
+  @ValueSource(booleans = {false, true})
+  void aDictionaryValueIsOneStringPerChunkAndEveryRowReadsItsOwnValue(boolean widened)
+      throws IOException {
+    String[] projection =
+        widened ? new String[] {"id", "low", "mid", "w"} : new String[] {"id", "low", "mid"};
     FloeScan scan =
         ReadTestSupport.floeScan(
-            spark.read().option("batch-size", "1000").table(TABLE).selectExpr("id", "low", "mid"));
+            spark.read().option("batch-size", "1000").table(TABLE).selectExpr(projection));
     int idColumn = scan.readSchema().fieldIndex("id");
     int lowColumn = scan.readSchema().fieldIndex("low");
     int midColumn = scan.readSchema().fieldIndex("mid");
@@ -110,6 +120,9 @@ class StringDictionaryReadTest extends SparkTestBase {
       try (PartitionReader<ColumnarBatch> reader = factory.createColumnarReader(partition)) {
         while (reader.next()) {
           ColumnarBatch columns = reader.get();
+          // Spark's reader (the widened column) or Floe's decoder, each with its own string vector
+          assertThat(columns.column(lowColumn))
+              .isInstanceOf(widened ? DictionaryStringVector.class : StringBatchVector.class);
           // a batch lies in one row group, where `low` is dictionary-encoded throughout
           Map<String, UTF8String> firstSeen = new HashMap<>();
           for (int i = 0; i < columns.numRows(); i++) {
