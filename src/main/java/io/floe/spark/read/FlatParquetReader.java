@@ -155,7 +155,13 @@ final class FlatParquetReader implements BatchDecoder {
       next++;
     }
     ParquetFileReader reader =
-        new ParquetFileReader(file, footer, HadoopReadOptions.builder(conf, path).build(), stream);
+        new ParquetFileReader(
+            file,
+            footer,
+            HadoopReadOptions.builder(conf, path)
+                .withCodecFactory(new PageDecompressors(conf))
+                .build(),
+            stream);
     reader.setRequestedSchema(projection);
     return new FlatParquetReader(reader, decoders, rowIndex, vectors, capacity, location);
   }
