@@ -17,7 +17,7 @@ from collections import defaultdict
 
 ENGINES = ["floe", "official", "parquet"]
 SCENARIOS = ["fullscan", "fullscan-warm", "selective", "selective-warm", "aggregate",
-             "aggregate-warm", "insert", "planning", "tpch-total", "tpch-total-warm"]
+             "aggregate-warm", "insert", "insert-fanout", "planning", "tpch-total", "tpch-total-warm"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)

@@ -48,8 +48,8 @@ import org.apache.spark.sql.SparkSession;
  *   <li>{@code run <engine> <warehouse> <scenario>...}: runs each scenario once after one warm-up query and
  *       prints one {@code RESULT <scenario> <engine> <seconds> <answer> files=<n> heapLiveMB=<n>
  *       heapPeakMB=<n>} line per scenario ({@code tpch} prints one line per query and a total). Scenarios:
- *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code planning}, {@code
- *       tpch}; engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
+ *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code insert-fanout},
+ *       {@code planning}, {@code tpch}; engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
  * </ul>
  *
  * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
@@ -175,8 +175,8 @@ public final class BenchMain {
           printResult(scenario, engine, seconds, "rows=" + rows.size(), "-", heap.stop());
         }
         default -> {
-          if (scenario.equals("insert")) {
-            prepareInsert(spark, engine);
+          if (isInsert(scenario)) {
+            prepareInsert(spark, scenario, engine);
           }
           heap.start();
           long start = System.nanoTime();
@@ -184,12 +184,13 @@ public final class BenchMain {
           double seconds = (System.nanoTime() - start) / 1e9;
           String heapUse = heap.stop();
           String files = "-";
-          if (scenario.equals("insert")) {
-            answer = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine)).first());
-            files = answer(spark.sql("SELECT count(*) FROM " + insertTarget(engine) + ".files").first());
+          if (isInsert(scenario)) {
+            String target = insertTarget(scenario, engine);
+            answer = answer(spark.sql("SELECT count(*) FROM " + target).first());
+            files = answer(spark.sql("SELECT count(*) FROM " + target + ".files").first());
           }
           printResult(scenario, engine, seconds, answer, files, heapUse);
-          if (!scenario.equals("insert")) {
+          if (!isInsert(scenario)) {
             warmRuns(spark, engine, dataDir, scenario, heap);
           }
         }
@@ -551,28 +552,41 @@ public final class BenchMain {
                   "SELECT count(*), min(id), max(id), min(ts), max(ts), min(v1), max(v1) FROM "
                       + SOURCE)
               .first());
-      case "insert" -> insert(spark, engine);
+      case "insert", "insert-fanout" -> insert(spark, scenario, engine);
       default -> throw new IllegalArgumentException(
-          "Cannot run scenario '" + scenario + "': unknown (fullscan, selective, aggregate, insert)");
+          "Cannot run scenario '" + scenario + "': unknown (fullscan, selective, aggregate, insert, insert-fanout)");
     };
   }
 
-  private static String insertTarget(String engine) {
-    return "bench.db.dst_" + engine;
+  private static boolean isInsert(String scenario) {
+    return scenario.equals("insert") || scenario.equals("insert-fanout");
   }
 
-  /** Recreates the empty INSERT target before the timed part (not timed). */
-  private static void prepareInsert(SparkSession spark, String engine) {
-    String target = insertTarget(engine);
+  private static String insertTarget(String scenario, String engine) {
+    return "bench.db." + (scenario.equals("insert") ? "dst_" : "dstf_") + engine;
+  }
+
+  /**
+   * Recreates the empty INSERT target before the timed part (not timed). {@code insert} writes with
+   * each engine's defaults; {@code insert-fanout} sets {@code write.spark.fanout.enabled=true} on the
+   * target, which the official runtime does by default and Floe only when asked (Floe's default is
+   * the clustered writer, which has Spark sort every task's rows by partition first).
+   */
+  private static void prepareInsert(SparkSession spark, String scenario, String engine) {
+    String target = insertTarget(scenario, engine);
     spark.sql("DROP TABLE IF EXISTS " + target + (engine.equals("official") ? " PURGE" : ""));
     spark.sql(
         "CREATE TABLE " + target + " (id BIGINT, k BIGINT, v1 DOUBLE, v2 DOUBLE, s1 STRING,"
-            + " s2 STRING, d DATE, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))");
+            + " s2 STRING, d DATE, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))"
+            + (scenario.equals("insert-fanout")
+                ? " TBLPROPERTIES ('write.spark.fanout.enabled'='true')"
+                : ""));
   }
 
-  /** The timed part of the INSERT scenario: only the INSERT ... SELECT itself. */
-  private static String insert(SparkSession spark, String engine) {
-    spark.sql("INSERT INTO " + insertTarget(engine) + " SELECT " + COLUMNS + " FROM " + SOURCE);
+  /** The timed part of the INSERT scenarios: only the INSERT ... SELECT itself. */
+  private static String insert(SparkSession spark, String scenario, String engine) {
+    spark.sql(
+        "INSERT INTO " + insertTarget(scenario, engine) + " SELECT " + COLUMNS + " FROM " + SOURCE);
     return "written";
   }
 
