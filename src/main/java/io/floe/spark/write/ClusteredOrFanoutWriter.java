@@ -1,16 +1,19 @@
 package io.floe.spark.write;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FileWriter;
 import org.apache.iceberg.io.PartitioningWriter;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.util.StructLikeSet;
@@ -20,15 +23,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A task's writer for a partitioned spec when the fanout writer is off: a clustered writer (one
- * open file at a time) for as long as rows arrive clustered by partition, then a fanout writer for
- * the rest of the task if a partition it already finished comes back.
+ * A task's writer for a partitioned spec when the fanout writer is off: one rolling data file
+ * writer at a time (clustered) for as long as rows arrive clustered by partition, then a fanout
+ * writer for the rest of the task if a partition it already finished comes back.
  *
  * <p>Rows arrive clustered because the write asks Spark to sort every task's rows by the partition
  * transforms ({@link WriteDistribution}). They may still not: a transform Spark cannot compute
  * (see there), or values Spark's sort holds equal that are distinct partitions to Iceberg (0.0 and
  * -0.0). Iceberg's clustered writer would then fail the whole write; this one logs a warning and
  * goes on, writing a second file for each partition that comes back. Same rows, more files.
+ *
+ * <p>It keeps the open file writer itself, rather than behind Iceberg's clustered writer, so that
+ * a row its caller knows to be of the previous row's partition ({@link #writeSamePartition}) goes
+ * straight to that file without comparing partition keys.
  *
  * <p>Serves one spec. As with Iceberg's writers, {@link #result()} is valid only after {@link
  * #close()}. {@link #fellBack()} tells whether the task's rows did not arrive in the order asked
@@ -38,27 +45,30 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
   private static final Logger LOG = LoggerFactory.getLogger(ClusteredOrFanoutWriter.class);
 
   private final String tableName;
-  private final PartitioningWriter<InternalRow, DataWriteResult> clustered;
+  private final BiFunction<PartitionSpec, StructLike, FileWriter<InternalRow, DataWriteResult>>
+      newFile;
   private final Supplier<PartitioningWriter<InternalRow, DataWriteResult>> newFanout;
   private final Comparator<StructLike> comparator;
   private final Set<StructLike> finished;
+  private final List<DataFile> files = new ArrayList<>();
   private StructLike current;
+  private FileWriter<InternalRow, DataWriteResult> currentFile;
   private PartitioningWriter<InternalRow, DataWriteResult> fanout;
   private boolean closed;
 
   /**
    * @param tableName the table written, for the warning
    * @param spec the one spec rows are written with
-   * @param clustered the writer used while rows arrive clustered
+   * @param newFile opens the (rolling) file writer of one partition while rows arrive clustered
    * @param newFanout makes the writer used once they do not
    */
   ClusteredOrFanoutWriter(
       String tableName,
       PartitionSpec spec,
-      PartitioningWriter<InternalRow, DataWriteResult> clustered,
+      BiFunction<PartitionSpec, StructLike, FileWriter<InternalRow, DataWriteResult>> newFile,
       Supplier<PartitioningWriter<InternalRow, DataWriteResult>> newFanout) {
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
-    this.clustered = Objects.requireNonNull(clustered, "clustered is null");
+    this.newFile = Objects.requireNonNull(newFile, "newFile is null");
     this.newFanout = Objects.requireNonNull(newFanout, "newFanout is null");
     this.comparator = Comparators.forType(spec.partitionType());
     this.finished = StructLikeSet.create(spec.partitionType());
@@ -66,7 +76,16 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
 
   @Override
   public void write(InternalRow row, PartitionSpec spec, StructLike partition) {
-    if (fanout == null && current != null && comparator.compare(partition, current) != 0) {
+    if (fanout != null) {
+      fanout.write(row, spec, partition);
+      return;
+    }
+    if (currentFile != null) {
+      if (comparator.compare(partition, current) == 0) {
+        currentFile.write(row);
+        return;
+      }
+      closeCurrentFile();
       finished.add(current);
       if (finished.contains(partition)) {
         LOG.warn(
@@ -75,13 +94,25 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
             tableName,
             spec.partitionToPath(partition));
         fanout = newFanout.get();
-      } else {
-        current = StructLikeUtil.copy(partition);
+        fanout.write(row, spec, partition);
+        return;
       }
-    } else if (current == null) {
-      current = StructLikeUtil.copy(partition);
     }
-    (fanout == null ? clustered : fanout).write(row, spec, partition);
+    current = StructLikeUtil.copy(partition);
+    currentFile = newFile.apply(spec, current);
+    currentFile.write(row);
+  }
+
+  /**
+   * Writes a row of the same partition as the row written just before it, without comparing keys;
+   * {@code partition} is that key, used only once the fanout writer has taken over.
+   */
+  void writeSamePartition(InternalRow row, PartitionSpec spec, StructLike partition) {
+    if (currentFile != null) {
+      currentFile.write(row);
+    } else {
+      write(row, spec, partition);
+    }
   }
 
   /** Whether rows arrived unclustered and a fanout writer took over. */
@@ -96,7 +127,7 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
     }
     closed = true;
     try {
-      clustered.close();
+      closeCurrentFile();
     } finally {
       if (fanout != null) {
         fanout.close();
@@ -106,10 +137,24 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
 
   @Override
   public DataWriteResult result() {
-    List<DataFile> files = new ArrayList<>(clustered.result().dataFiles());
+    List<DataFile> all = new ArrayList<>(files);
     if (fanout != null) {
-      files.addAll(fanout.result().dataFiles());
+      all.addAll(fanout.result().dataFiles());
     }
-    return new DataWriteResult(files);
+    return new DataWriteResult(all);
+  }
+
+  private void closeCurrentFile() {
+    if (currentFile == null) {
+      return;
+    }
+    FileWriter<InternalRow, DataWriteResult> closing = currentFile;
+    currentFile = null;
+    try {
+      closing.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    files.addAll(closing.result().dataFiles());
   }
 }

@@ -15,6 +15,7 @@ import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.PartitioningWriter;
+import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -71,7 +72,8 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
           new ClusteredOrFanoutWriter(
               factory.table().name(),
               spec,
-              new ClusteredDataWriter<>(files, locations, io, targetSize),
+              (fileSpec, partition) ->
+                  new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition),
               () -> new FanoutDataWriter<>(files, locations, io, targetSize));
       this.writer = fallible;
     } else {
@@ -94,11 +96,15 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
     if (partitionKey == null) {
       writer.write(row, spec, null);
     } else {
-      partitionKey.partition(row);
+      boolean changed = partitionKey.partition(row);
       if (truncateCheck != null) {
         truncateCheck.check(partitionKey.row(), partitionKey);
       }
-      writer.write(row, spec, partitionKey);
+      if (changed || fallible == null) {
+        writer.write(row, spec, partitionKey);
+      } else {
+        fallible.writeSamePartition(row, spec, partitionKey);
+      }
     }
   }
 

@@ -67,6 +67,68 @@ class RowPartitionKeyTest {
     }
   }
 
+  @Test
+  void eachRowSaysWhetherItsPartitionDiffersFromThePreviousRows() {
+    List<PartitionSpec> specs =
+        List.of(
+            // one field read as a primitive
+            PartitionSpec.builderFor(SCHEMA).day("ts").build(),
+            PartitionSpec.builderFor(SCHEMA).hour("ntz").build(),
+            PartitionSpec.builderFor(SCHEMA).month("ts").build(),
+            PartitionSpec.builderFor(SCHEMA).year("ntz").build(),
+            PartitionSpec.builderFor(SCHEMA).identity("d").build(),
+            PartitionSpec.builderFor(SCHEMA).identity("l").build(),
+            PartitionSpec.builderFor(SCHEMA).identity("ts").build(),
+            // computed keys compared value by value
+            PartitionSpec.builderFor(SCHEMA).day("d").build(),
+            PartitionSpec.builderFor(SCHEMA).identity("s").build(),
+            PartitionSpec.builderFor(SCHEMA).bucket("l", 4).build(),
+            PartitionSpec.builderFor(SCHEMA).identity("st.i").build(),
+            PartitionSpec.builderFor(SCHEMA).day("ts").truncate("dec", 100).build());
+    // each row twice, then one a microsecond later (mostly the same partition), then the row again
+    List<InternalRow> rows = new ArrayList<>();
+    List<InternalRow> base = rows();
+    for (int i = 0; i < base.size(); i += 1) {
+      InternalRow row = base.get(i);
+      rows.add(row);
+      rows.add(row.copy());
+      if (!row.isNullAt(0)) {
+        InternalRow later = row.copy();
+        later.setLong(0, row.getLong(0) + 1);
+        later.setLong(1, row.getLong(1) + 1);
+        later.setLong(4, row.getLong(4) + 1);
+        rows.add(later);
+      }
+      rows.add(row);
+      if (i % 50 == 0) {
+        rows.add(base.get(0));
+      }
+    }
+    SparkToIceberg converter = new SparkToIceberg(SCHEMA.asStruct());
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(SCHEMA.asStruct());
+
+    for (PartitionSpec spec : specs) {
+      RowPartitionKey actual = new RowPartitionKey(spec, SCHEMA);
+      PartitionKey expected = new PartitionKey(spec, SCHEMA);
+      List<Object> previous = null;
+      int unchanged = 0;
+      for (InternalRow row : rows) {
+        boolean changed = actual.partition(row);
+        expected.partition(wrapper.wrap(converter.convert(row)));
+        List<Object> values = new ArrayList<>();
+        for (int i = 0; i < spec.fields().size(); i += 1) {
+          values.add(expected.get(i, Object.class));
+          assertThat(actual.get(i, Object.class)).isEqualTo(expected.get(i, Object.class));
+        }
+        assertThat(changed).as("%s, row %s", spec, row).isEqualTo(!values.equals(previous));
+        unchanged += changed ? 0 : 1;
+        previous = values;
+      }
+      assertThat(unchanged).as("rows of the previous row's partition under %s", spec)
+          .isGreaterThanOrEqualTo(base.size());
+    }
+  }
+
   private static List<InternalRow> rows() {
     long hour = 3_600_000_000L;
     long day = 24 * hour;
