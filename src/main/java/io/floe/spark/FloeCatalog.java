@@ -148,7 +148,7 @@ public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces, Fun
 
   @Override
   public void invalidateTable(Identifier ident) {
-    // tables are loaded fresh on every call; there is no cache to invalidate
+    support.invalidateTable(ident);
   }
 
   @Override

@@ -36,8 +36,9 @@ import org.apache.spark.sql.connector.expressions.Transform;
 
 /**
  * The work behind {@code io.floe.spark.FloeCatalog}: table and namespace operations on one Iceberg
- * catalog, with Iceberg's exceptions translated into Spark's. Tables are loaded fresh on every call,
- * so a scan always sees the latest schema.
+ * catalog, with Iceberg's exceptions translated into Spark's. Every load asks the catalog for the
+ * table's current state, so a scan always sees the latest schema; unchanged metadata is reused
+ * ({@link LiveTables}).
  */
 public final class FloeCatalogSupport {
   private static final String DEFAULT_NAMESPACE_OPTION = "default-namespace";
@@ -47,12 +48,14 @@ public final class FloeCatalogSupport {
   private final Map<String, String> options;
   private final Catalog catalog;
   private final SupportsNamespaces namespaces;
+  private final LiveTables liveTables;
 
   public FloeCatalogSupport(String name, Map<String, String> options, Catalog catalog) {
     this.name = Objects.requireNonNull(name, "name is null");
     this.options = Map.copyOf(Objects.requireNonNull(options, "options is null"));
     this.catalog = Objects.requireNonNull(catalog, "catalog is null");
     this.namespaces = catalog instanceof SupportsNamespaces ? (SupportsNamespaces) catalog : null;
+    this.liveTables = LiveTables.fromOptions(this.options);
   }
 
   public String name() {
@@ -174,8 +177,14 @@ public final class FloeCatalogSupport {
   }
 
   public FloeTable alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
-    Table table = loadIceberg(ident);
-    TableChanges.apply(table, Arrays.asList(changes));
+    // changes are committed through a table of its own, never through a cached read view
+    Table table =
+        SparkExceptions.onTable(ident, () -> catalog.loadTable(SparkExceptions.toIceberg(ident)));
+    try {
+      TableChanges.apply(table, Arrays.asList(changes));
+    } finally {
+      invalidateTable(ident);
+    }
     return new FloeTable(loadIceberg(ident), loader(ident), null);
   }
 
@@ -184,7 +193,14 @@ public final class FloeCatalogSupport {
       return catalog.dropTable(SparkExceptions.toIceberg(ident), purge);
     } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
       return false;
+    } finally {
+      invalidateTable(ident);
     }
+  }
+
+  /** Forgets what is kept of a table, so that its next load starts from the catalog. */
+  public void invalidateTable(Identifier ident) {
+    liveTables.invalidate(SparkExceptions.toIceberg(ident));
   }
 
   /**
@@ -195,6 +211,8 @@ public final class FloeCatalogSupport {
   public void renameTable(Identifier from, Identifier to)
       throws NoSuchTableException, TableAlreadyExistsException {
     Identifier target = withoutCatalogName(to);
+    invalidateTable(from);
+    invalidateTable(target);
     try {
       catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target));
     } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
@@ -295,6 +313,7 @@ public final class FloeCatalogSupport {
     }
     if (cascade) {
       for (TableIdentifier table : catalog.listTables(Namespace.of(namespace))) {
+        liveTables.invalidate(table);
         catalog.dropTable(table, true);
       }
       for (String[] child : listNamespaces(namespace)) {
@@ -348,7 +367,8 @@ public final class FloeCatalogSupport {
   }
 
   private Table loadIceberg(Identifier ident) throws NoSuchTableException {
-    return SparkExceptions.onTable(ident, () -> catalog.loadTable(SparkExceptions.toIceberg(ident)));
+    return SparkExceptions.onTable(
+        ident, () -> liveTables.load(SparkExceptions.toIceberg(ident), catalog::loadTable));
   }
 
   private FloeTable loadMetadataTable(Identifier ident) {
