@@ -55,7 +55,7 @@ public final class FloeCatalogSupport {
     this.options = Map.copyOf(Objects.requireNonNull(options, "options is null"));
     this.catalog = Objects.requireNonNull(catalog, "catalog is null");
     this.namespaces = catalog instanceof SupportsNamespaces ? (SupportsNamespaces) catalog : null;
-    this.liveTables = LiveTables.fromOptions(this.options);
+    this.liveTables = LiveTables.fromOptions(this.name, this.options);
   }
 
   public String name() {

@@ -12,7 +12,6 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,16 +40,36 @@ final class LiveTables {
     this.tables = tables;
   }
 
-  /** The cache the catalog options ask for; with caching off every load goes to the catalog. */
-  static LiveTables fromOptions(Map<String, String> options) {
-    boolean enabled =
-        PropertyUtil.propertyAsBoolean(
-            options, CatalogProperties.CACHE_ENABLED, CatalogProperties.CACHE_ENABLED_DEFAULT);
-    long expirationMs =
-        PropertyUtil.propertyAsLong(
-            options,
-            CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS,
-            CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS_DEFAULT);
+  /**
+   * The cache the catalog options ask for; with caching off every load goes to the catalog.
+   *
+   * @throws IllegalArgumentException naming the option when a value is not a boolean or a number
+   */
+  static LiveTables fromOptions(String catalogName, Map<String, String> options) {
+    String enabledValue = options.get(CatalogProperties.CACHE_ENABLED);
+    boolean enabled = CatalogProperties.CACHE_ENABLED_DEFAULT;
+    if (enabledValue != null) {
+      if (!enabledValue.equalsIgnoreCase("true") && !enabledValue.equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException(
+            String.format(
+                "Cannot create catalog %s: option '%s' must be true or false, not '%s'",
+                catalogName, CatalogProperties.CACHE_ENABLED, enabledValue));
+      }
+      enabled = Boolean.parseBoolean(enabledValue);
+    }
+    String expirationValue = options.get(CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS);
+    long expirationMs = CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS_DEFAULT;
+    if (expirationValue != null) {
+      try {
+        expirationMs = Long.parseLong(expirationValue.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            String.format(
+                "Cannot create catalog %s: option '%s' must be a number of milliseconds, not '%s'",
+                catalogName, CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS, expirationValue),
+            e);
+      }
+    }
     if (!enabled || expirationMs == 0) {
       return new LiveTables(null);
     }
@@ -59,11 +78,6 @@ final class LiveTables {
       builder.expireAfterAccess(Duration.ofMillis(expirationMs));
     }
     return new LiveTables(builder.build());
-  }
-
-  /** Whether loads reuse tables loaded before. */
-  boolean enabled() {
-    return tables != null;
   }
 
   /**

@@ -152,6 +152,24 @@ abstract class TableCacheSuite extends CatalogTestBase {
     assertThat(second.metadataFileLocation()).isEqualTo(first.metadataFileLocation());
   }
 
+  @Test
+  void badCacheOptionsFailNamingTheOption() {
+    Map<String, String> notBoolean = new HashMap<>(catalogOptions(warehouse));
+    notBoolean.put("cache-enabled", "sometimes");
+    assertThatThrownBy(() -> new FloeCatalog().initialize("bad", new CaseInsensitiveStringMap(notBoolean)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("catalog bad")
+        .hasMessageContaining("'cache-enabled'")
+        .hasMessageContaining("'sometimes'");
+
+    Map<String, String> notNumber = new HashMap<>(catalogOptions(warehouse));
+    notNumber.put("cache.expiration-interval-ms", "30s");
+    assertThatThrownBy(() -> new FloeCatalog().initialize("bad", new CaseInsensitiveStringMap(notNumber)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'cache.expiration-interval-ms'")
+        .hasMessageContaining("'30s'");
+  }
+
   private static FloeCatalog catalog(SparkSession session) {
     return (FloeCatalog) session.sessionState().catalogManager().catalog(CATALOG);
   }
