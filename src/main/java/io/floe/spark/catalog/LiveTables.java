@@ -2,6 +2,7 @@ package io.floe.spark.catalog;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.spark.util.OptionValues;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -46,30 +47,21 @@ final class LiveTables {
    * @throws IllegalArgumentException naming the option when a value is not a boolean or a number
    */
   static LiveTables fromOptions(String catalogName, Map<String, String> options) {
+    String action = "Cannot create catalog " + catalogName;
     String enabledValue = options.get(CatalogProperties.CACHE_ENABLED);
-    boolean enabled = CatalogProperties.CACHE_ENABLED_DEFAULT;
-    if (enabledValue != null) {
-      if (!enabledValue.equalsIgnoreCase("true") && !enabledValue.equalsIgnoreCase("false")) {
-        throw new IllegalArgumentException(
-            String.format(
-                "Cannot create catalog %s: option '%s' must be true or false, not '%s'",
-                catalogName, CatalogProperties.CACHE_ENABLED, enabledValue));
-      }
-      enabled = Boolean.parseBoolean(enabledValue);
-    }
+    boolean enabled =
+        enabledValue == null
+            ? CatalogProperties.CACHE_ENABLED_DEFAULT
+            : OptionValues.parseBoolean(action, CatalogProperties.CACHE_ENABLED, enabledValue);
     String expirationValue = options.get(CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS);
-    long expirationMs = CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS_DEFAULT;
-    if (expirationValue != null) {
-      try {
-        expirationMs = Long.parseLong(expirationValue.trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            String.format(
-                "Cannot create catalog %s: option '%s' must be a number of milliseconds, not '%s'",
-                catalogName, CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS, expirationValue),
-            e);
-      }
-    }
+    long expirationMs =
+        expirationValue == null
+            ? CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS_DEFAULT
+            : OptionValues.parseLong(
+                action,
+                CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS,
+                expirationValue,
+                "a number of milliseconds");
     if (!enabled || expirationMs == 0) {
       return new LiveTables(null);
     }

@@ -1,6 +1,7 @@
 package io.floe.spark.catalog;
 
 import io.floe.spark.read.ReadOptions;
+import io.floe.spark.util.OptionValues;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Snapshot;
@@ -70,11 +71,6 @@ public final class TimeTravelOptions {
   }
 
   private static long parse(String option, String value) {
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "Cannot read: option '" + option + "' must be a number, not '" + value + "'", e);
-    }
+    return OptionValues.parseLong("Cannot read", option, value, "a number");
   }
 }

@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.util.OptionValues;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
@@ -275,14 +276,7 @@ public record ReadOptions(
       if (value == null) {
         return defaultValue;
       }
-      String trimmed = value.trim();
-      if (trimmed.equalsIgnoreCase("true")) {
-        return true;
-      } else if (trimmed.equalsIgnoreCase("false")) {
-        return false;
-      }
-      throw new IllegalArgumentException(
-          "Cannot read: option '" + option + "' must be true or false, not '" + value + "'");
+      return OptionValues.parseBoolean("Cannot read", option, value);
     }
 
     private String lookup(String option, String tableProperty) {
@@ -297,12 +291,7 @@ public record ReadOptions(
     }
 
     private static long parse(String option, String value) {
-      try {
-        return Long.parseLong(value.trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            "Cannot read: option '" + option + "' must be a whole number, not '" + value + "'", e);
-      }
+      return OptionValues.parseLong("Cannot read", option, value, "a whole number");
     }
   }
 }

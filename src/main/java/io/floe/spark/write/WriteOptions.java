@@ -1,5 +1,6 @@
 package io.floe.spark.write;
 
+import io.floe.spark.util.OptionValues;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
@@ -176,22 +177,10 @@ public record WriteOptions(
   }
 
   private static long parseLong(String tableName, String option, String value) {
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "Cannot write to " + tableName + ": option '" + option + "' must be a whole number, not '"
-              + value + "'", e);
-    }
+    return OptionValues.parseLong("Cannot write to " + tableName, option, value, "a whole number");
   }
 
   private static boolean parseBoolean(String tableName, String option, String value) {
-    String normalized = value.trim().toLowerCase(Locale.ROOT);
-    if (!normalized.equals("true") && !normalized.equals("false")) {
-      throw new IllegalArgumentException(
-          "Cannot write to " + tableName + ": option '" + option + "' must be true or false, not '"
-              + value + "'");
-    }
-    return Boolean.parseBoolean(normalized);
+    return OptionValues.parseBoolean("Cannot write to " + tableName, option, value);
   }
 }
