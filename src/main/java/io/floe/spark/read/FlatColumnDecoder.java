@@ -51,6 +51,7 @@ final class FlatColumnDecoder {
   private final ColumnDescriptor descriptor;
   private final Kind kind;
   private final String source;
+  private final PageBuffers buffers;
   private final int maxDefinition;
   private final WritableColumnVector vector;
   private final StringBatchVector strings;
@@ -71,16 +72,23 @@ final class FlatColumnDecoder {
   private ValuesReader oldLevels;
   private boolean dictionaryEncoded;
   private boolean rleBooleans;
+  private BytesInput pageBytes;
   private byte[] page;
   private int position;
   private int end;
   private int booleanBit;
 
   FlatColumnDecoder(
-      ColumnDescriptor descriptor, Kind kind, DataType type, int capacity, String source) {
+      ColumnDescriptor descriptor,
+      Kind kind,
+      DataType type,
+      int capacity,
+      String source,
+      PageBuffers buffers) {
     this.descriptor = descriptor;
     this.kind = kind;
     this.source = source;
+    this.buffers = buffers;
     this.maxDefinition = descriptor.getMaxDefinitionLevel();
     if (kind == Kind.STRING) {
       this.strings = new StringBatchVector(capacity, type);
@@ -106,6 +114,17 @@ final class FlatColumnDecoder {
     this.pages = chunk;
     this.pageValuesLeft = 0;
     DictionaryPage dictionaryPage = chunk.readDictionaryPage();
+    try {
+      readDictionary(dictionaryPage);
+    } finally {
+      if (dictionaryPage != null) {
+        // the entries were copied out of the page, so its array can hold the next page
+        buffers.giveBack(dictionaryPage.getBytes());
+      }
+    }
+  }
+
+  private void readDictionary(DictionaryPage dictionaryPage) throws IOException {
     hasDictionary = dictionaryPage != null;
     dictionarySize = 0;
     if (kind == Kind.STRING) {
@@ -195,6 +214,10 @@ final class FlatColumnDecoder {
   }
 
   private void readPage() throws IOException {
+    // nothing refers to the finished page any more: values were copied into the vectors
+    buffers.giveBack(pageBytes);
+    pageBytes = null;
+    page = null;
     DataPage next = pages.readPage();
     if (next == null) {
       throw failure("fewer values than its row group's row count");
@@ -265,6 +288,7 @@ final class FlatColumnDecoder {
    * them when they are already in a heap array (as Parquet's decompressors leave them).
    */
   private void setPage(BytesInput bytes) throws IOException {
+    pageBytes = bytes;
     ByteBuffer buffer = bytes.toByteBuffer();
     if (buffer.hasArray()) {
       page = buffer.array();

@@ -136,6 +136,7 @@ final class FlatParquetReader implements BatchDecoder {
     ColumnVector[] vectors = new ColumnVector[fields.length];
     FlatColumnDecoder[] decoders = new FlatColumnDecoder[descriptors.size()];
     OnHeapColumnVector rowIndex = null;
+    PageBuffers buffers = new PageBuffers();
     int next = 0;
     for (int i = 0; i < fields.length; i++) {
       if (i == rowIndexAt) {
@@ -150,7 +151,8 @@ final class FlatParquetReader implements BatchDecoder {
               kinds.get(next),
               fields[i].dataType(),
               capacity,
-              String.join(".", descriptor.getPath()) + " of " + location);
+              String.join(".", descriptor.getPath()) + " of " + location,
+              buffers);
       vectors[i] = decoders[next].vector();
       next++;
     }
@@ -159,7 +161,8 @@ final class FlatParquetReader implements BatchDecoder {
             file,
             footer,
             HadoopReadOptions.builder(conf, path)
-                .withCodecFactory(new PageDecompressors(conf))
+                .withCodecFactory(new PageDecompressors(conf, buffers))
+                .withAllocator(new ReusingHeapAllocator())
                 .build(),
             stream);
     reader.setRequestedSchema(projection);

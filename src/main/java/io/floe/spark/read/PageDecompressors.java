@@ -21,18 +21,24 @@ import org.xerial.snappy.Snappy;
  * decompression gives the same bytes (a ZSTD page may hold several frames; all are decoded) and
  * fails when a page does not decompress to the size its header promises.
  *
+ * <p>Pages are decompressed into arrays from the file's {@link PageBuffers}, and the decoder gives
+ * each page back when it moves on to its column's next page; the returned bytes are exactly the
+ * page's, however long the lent array is.
+ *
  * <p>Owned by one file reader and used by one thread at a time; the reader releases it when it
  * closes, which frees the ZSTD context.
  */
 final class PageDecompressors implements CompressionCodecFactory {
   private final Configuration conf;
+  private final PageBuffers buffers;
   private CompressionCodecFactory parquetCodecs;
   private ZstdDecompressCtx zstd;
   private final BytesInputDecompressor zstdPages = new OneShot(CompressionCodecName.ZSTD);
   private final BytesInputDecompressor snappyPages = new OneShot(CompressionCodecName.SNAPPY);
 
-  PageDecompressors(Configuration conf) {
+  PageDecompressors(Configuration conf, PageBuffers buffers) {
     this.conf = conf;
+    this.buffers = buffers;
   }
 
   @Override
@@ -68,7 +74,8 @@ final class PageDecompressors implements CompressionCodecFactory {
     return parquetCodecs;
   }
 
-  private int decompress(CompressionCodecName codec, ByteBuffer in, byte[] out) throws IOException {
+  private int decompress(CompressionCodecName codec, ByteBuffer in, byte[] out, int size)
+      throws IOException {
     byte[] src = in.array();
     int offset = in.arrayOffset() + in.position();
     int length = in.remaining();
@@ -76,8 +83,10 @@ final class PageDecompressors implements CompressionCodecFactory {
       if (zstd == null) {
         zstd = new ZstdDecompressCtx();
       }
-      return zstd.decompressByteArray(out, 0, out.length, src, offset, length);
+      return zstd.decompressByteArray(out, 0, size, src, offset, length);
     }
+    // Snappy writes the length its own header gives; a lent array may have room for more, so a
+    // page longer than its Parquet header says is caught by the size check, not by an overflow
     return Snappy.uncompress(src, offset, length, out, 0);
   }
 
@@ -99,14 +108,16 @@ final class PageDecompressors implements CompressionCodecFactory {
       if (!in.hasArray()) {
         in = ByteBuffer.wrap(bytes.toByteArray());
       }
-      byte[] out = new byte[uncompressedSize];
+      byte[] out = buffers.take(uncompressedSize);
       int written;
       try {
-        written = PageDecompressors.this.decompress(codec, in, out);
+        written = PageDecompressors.this.decompress(codec, in, out, uncompressedSize);
       } catch (IOException | RuntimeException e) {
+        buffers.keep(out);
         throw new IOException("Cannot decompress a " + codec + " page: " + e.getMessage(), e);
       }
       if (written != uncompressedSize) {
+        buffers.keep(out);
         throw new IOException(
             "Cannot decompress a "
                 + codec
@@ -115,7 +126,9 @@ final class PageDecompressors implements CompressionCodecFactory {
                 + " bytes, its header says "
                 + uncompressedSize);
       }
-      return BytesInput.from(out);
+      BytesInput page = BytesInput.from(out, 0, uncompressedSize);
+      buffers.lend(page, out);
+      return page;
     }
 
     @Override

@@ -24,7 +24,8 @@ import org.xerial.snappy.Snappy;
  * wherever the page's bytes lie, and refuse a page whose size is not the one its header gives.
  */
 class PageDecompressorsTest {
-  private final PageDecompressors codecs = new PageDecompressors(new Configuration());
+  private final PageBuffers buffers = new PageBuffers();
+  private final PageDecompressors codecs = new PageDecompressors(new Configuration(), buffers);
 
   @AfterEach
   void release() {
@@ -109,6 +110,45 @@ class PageDecompressorsTest {
             () -> codecs.getDecompressor(CompressionCodecName.ZSTD).decompress(garbage, 64))
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("Cannot decompress a ZSTD page: ");
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = CompressionCodecName.class,
+      names = {"ZSTD", "SNAPPY"})
+  void aPageDecompressedIntoAReusedLargerArrayIsExactlyItsBytes(CompressionCodecName codec)
+      throws IOException {
+    BytesInputCompressor compressor = codecs.getCompressor(codec);
+    BytesInputDecompressor decompressor = codecs.getDecompressor(codec);
+    byte[] large = page(1 << 20, 8);
+    byte[] small = page(1000, 9);
+
+    BytesInput first =
+        decompressor.decompress(
+            BytesInput.from(compressor.compress(BytesInput.from(large)).toByteArray()),
+            large.length);
+    byte[] firstArray = first.toByteBuffer().array();
+    assertThat(first.toByteArray()).isEqualTo(large);
+    buffers.giveBack(first);
+
+    BytesInput second =
+        decompressor.decompress(
+            BytesInput.from(compressor.compress(BytesInput.from(small)).toByteArray()),
+            small.length);
+
+    // the megabyte array holds the small page now; the bytes read are the small page's alone
+    assertThat(second.toByteBuffer().array()).isSameAs(firstArray);
+    assertThat(second.size()).isEqualTo(small.length);
+    assertThat(second.toByteArray()).isEqualTo(small);
+    // a page longer than its header says still fails, though the reused array has room for it
+    buffers.giveBack(second);
+    BytesInput longer = BytesInput.from(compressor.compress(BytesInput.from(small)).toByteArray());
+    assertThatThrownBy(() -> decompressor.decompress(longer, small.length - 1))
+        .isInstanceOf(IOException.class)
+        .hasMessageStartingWith("Cannot decompress a " + codec + " page");
+    // the array of the failed page is free again, not lent
+    assertThat(buffers.lentCount()).isZero();
+    assertThat(buffers.take(small.length)).isSameAs(firstArray);
   }
 
   @Test
