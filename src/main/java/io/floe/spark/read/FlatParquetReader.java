@@ -100,7 +100,8 @@ final class FlatParquetReader implements BatchDecoder {
       StructType sparkSchema,
       int capacity,
       Configuration conf,
-      Path path) throws IOException {
+      Path path,
+      ReadBuffers buffers) throws IOException {
     MessageType fileSchema = footer.getFileMetaData().getSchema();
     List<Type> requested = new ArrayList<>();
     List<FlatColumnDecoder.Kind> kinds = new ArrayList<>();
@@ -136,7 +137,6 @@ final class FlatParquetReader implements BatchDecoder {
     ColumnVector[] vectors = new ColumnVector[fields.length];
     FlatColumnDecoder[] decoders = new FlatColumnDecoder[descriptors.size()];
     OnHeapColumnVector rowIndex = null;
-    PageBuffers buffers = new PageBuffers();
     int next = 0;
     for (int i = 0; i < fields.length; i++) {
       if (i == rowIndexAt) {
@@ -152,7 +152,7 @@ final class FlatParquetReader implements BatchDecoder {
               fields[i].dataType(),
               capacity,
               String.join(".", descriptor.getPath()) + " of " + location,
-              buffers);
+              buffers.pages());
       vectors[i] = decoders[next].vector();
       next++;
     }
@@ -161,8 +161,8 @@ final class FlatParquetReader implements BatchDecoder {
             file,
             footer,
             HadoopReadOptions.builder(conf, path)
-                .withCodecFactory(new PageDecompressors(conf, buffers))
-                .withAllocator(new ReusingHeapAllocator())
+                .withCodecFactory(new PageDecompressors(conf, buffers.pages()))
+                .withAllocator(buffers.rowGroups())
                 .build(),
             stream);
     reader.setRequestedSchema(projection);

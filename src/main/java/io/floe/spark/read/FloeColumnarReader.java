@@ -14,8 +14,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * Reads the Parquet tasks of one input partition, in order, as Spark {@link ColumnarBatch}es of at
  * most the scan's batch size, opening up to {@code prefetch-files} tasks ahead of the one being
  * decoded. Parquet data files are decoded column by column by {@link ParquetFileBatches}; other
- * tasks (see {@link ColumnarSupport}) are read as rows and copied into batches. Residual filters are
- * left to Spark.
+ * tasks (see {@link ColumnarSupport}) are read as rows and copied into batches. The files share one
+ * {@link ReadBuffers}. Residual filters are left to Spark.
  */
 final class FloeColumnarReader implements PartitionReader<ColumnarBatch> {
   private final TaskPrefetcher<TaskBatches> files;
@@ -28,13 +28,14 @@ final class FloeColumnarReader implements PartitionReader<ColumnarBatch> {
     NameMapping mapping = factory.nameMapping();
     StructType sparkSchema = SparkSchemas.toSpark(factory.readSchema());
     IcebergToSpark converter = new IcebergToSpark(factory.readSchema().asStruct());
+    ReadBuffers buffers = ReadBuffers.create();
     this.files =
         new TaskPrefetcher<>(
             partition.tasks(),
             factory.prefetchFiles(),
             task ->
                 ColumnarSupport.decodesTask(task, factory.tableSchema())
-                    ? ParquetFileBatches.open(factory, task, conf, mapping)
+                    ? ParquetFileBatches.open(factory, task, conf, mapping, buffers)
                     : new RowTaskBatches(
                         RowTask.open(factory, task, converter), sparkSchema, factory.batchSize()));
   }

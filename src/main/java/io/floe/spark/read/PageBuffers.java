@@ -7,21 +7,22 @@ import java.util.WeakHashMap;
 import org.apache.parquet.bytes.BytesInput;
 
 /**
- * Byte arrays reused from one page of a Parquet file to the next: the decompressor takes an array
- * for each page and lends it out with the page's bytes; the decoder gives the page back when its
- * column moves on to the next page, and the array holds a later page.
+ * Byte arrays reused from one Parquet page to the next, across the files one input partition reads
+ * (see {@link ReadBuffers}): the decompressor takes an array for each page and lends it out with
+ * the page's bytes; the decoder gives the page back when its column moves on to the next page, and
+ * the array holds a later page.
  *
  * <p>It exists because Parquet pages are about a megabyte once decompressed, which is as large as
  * the JVM's G1 collector treats as "humongous" with the default region size of a few-gigabyte heap:
  * a fresh array per page was allocated outside the young generation and started a concurrent
- * collection cycle every few hundred pages. With the arrays reused, a file allocates about one per
- * column it reads.
+ * collection cycle every few hundred pages. With the arrays reused, an input partition allocates
+ * about one per column it reads.
  *
  * <p>Only pages this pool lent are taken back; any other page given back (one Parquet decompressed
  * itself, or an uncompressed page, whose bytes belong to the row group's buffer) is ignored. Lent
  * pages are held weakly, so a page never given back is collected as before. At most {@link
- * #MAX_FREE} arrays are kept free. Methods are synchronized because a file may be opened on a
- * prefetch thread and decoded on the task's thread.
+ * #MAX_FREE} arrays are kept free. Methods are synchronized because a prefetch thread may open
+ * one file of the partition while the task's thread decodes another.
  */
 final class PageBuffers {
   static final int MAX_FREE = 16;

@@ -21,7 +21,7 @@ import org.xerial.snappy.Snappy;
  * decompression gives the same bytes (a ZSTD page may hold several frames; all are decoded) and
  * fails when a page does not decompress to the size its header promises.
  *
- * <p>Pages are decompressed into arrays from the file's {@link PageBuffers}, and the decoder gives
+ * <p>Pages are decompressed into arrays from the reader's {@link PageBuffers}, and the decoder gives
  * each page back when it moves on to its column's next page; the returned bytes are exactly the
  * page's, however long the lent array is.
  *

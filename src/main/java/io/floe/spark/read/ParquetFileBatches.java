@@ -114,9 +114,13 @@ final class ParquetFileBatches implements TaskBatches {
    * @throws IllegalStateException naming the file, when opening it fails otherwise
    */
   static ParquetFileBatches open(
-      FloeReaderFactory factory, FileScanTask task, Configuration baseConf, NameMapping mapping) {
+      FloeReaderFactory factory,
+      FileScanTask task,
+      Configuration baseConf,
+      NameMapping mapping,
+      ReadBuffers buffers) {
     try {
-      return doOpen(factory, task, baseConf, mapping);
+      return doOpen(factory, task, baseConf, mapping, buffers);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot read " + task.file().location() + " of " + factory.tableName() + ": " + e, e);
@@ -130,7 +134,11 @@ final class ParquetFileBatches implements TaskBatches {
   }
 
   private static ParquetFileBatches doOpen(
-      FloeReaderFactory factory, FileScanTask task, Configuration baseConf, NameMapping mapping)
+      FloeReaderFactory factory,
+      FileScanTask task,
+      Configuration baseConf,
+      NameMapping mapping,
+      ReadBuffers buffers)
       throws IOException, InterruptedException {
     Schema readSchema = factory.readSchema();
     BatchDeleteFilter deletes =
@@ -203,7 +211,7 @@ final class ParquetFileBatches implements TaskBatches {
       Path path = new Path(task.file().location());
       BatchDecoder reader =
           FlatParquetReader.openIfFlat(
-              parquetFile, stream, footer, sparkSchema, factory.batchSize(), conf, path);
+              parquetFile, stream, footer, sparkSchema, factory.batchSize(), conf, path, buffers);
       if (reader == null) {
         reader = SparkBatchDecoder.open(path, length, conf, stream, footer, factory.batchSize());
       }

@@ -7,8 +7,8 @@ import java.util.WeakHashMap;
 import org.apache.parquet.bytes.ByteBufferAllocator;
 
 /**
- * Parquet's buffers for one file read by Floe's decoder (the footer and each row group's column
- * chunks), on the heap, from arrays reused once Parquet releases them.
+ * Parquet's buffers for the files of one input partition read by Floe's decoder (footers and each
+ * row group's column chunks), on the heap, from arrays reused once Parquet releases them.
  *
  * <p>Parquet reads a row group's chunks into buffers of up to 8 MB and releases them when the row
  * group is closed; with a fresh array each time, every row group allocated several arrays that the
@@ -16,9 +16,9 @@ import org.apache.parquet.bytes.ByteBufferAllocator;
  * is harmless because Parquet fills every buffer it allocates before reading it.
  *
  * <p>Only arrays it made are taken back when released, and those are held weakly, so a buffer
- * Parquet never releases is collected as before. Its arrays are apart from the file's {@link
- * PageBuffers}: the page of an uncompressed column is a slice of a chunk buffer that other columns
- * are still reading.
+ * Parquet never releases is collected as before. Its arrays are apart from the {@link PageBuffers}
+ * of the pages: the page of an uncompressed column is a slice of a chunk buffer that other columns
+ * are still reading. Synchronized, as its pool is.
  */
 final class ReusingHeapAllocator implements ByteBufferAllocator {
   private final PageBuffers arrays = new PageBuffers();

@@ -3,6 +3,7 @@ package io.floe.spark.read;
 import static io.floe.spark.read.ReadTestSupport.canonicalRecords;
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static io.floe.spark.read.ReadTestSupport.dataFiles;
+import static io.floe.spark.read.ReadTestSupport.floeScan;
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,6 +31,7 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetUtils;
 import org.apache.spark.sql.types.MetadataBuilder;
@@ -136,6 +138,40 @@ class FlatParquetReadTest extends SparkTestBase {
   }
 
   @Test
+  void onePartitionReadingFilesOfEveryCodecReadsEachAsWritten() {
+    // the files of one input partition share the arrays of their pages and row-group buffers, so
+    // a later file (of another codec, with pages of other sizes) reuses what an earlier one freed
+    String table = "floe.flat.shared";
+    sql(
+        "CREATE TABLE " + table + " (" + COLUMNS + ") USING iceberg TBLPROPERTIES ("
+            + " 'write.parquet.row-group-size-bytes'='65536',"
+            + " 'write.parquet.page-size-bytes'='4096')");
+    String[] codecs = {"zstd", "uncompressed", "snappy", "zstd", "gzip", "uncompressed"};
+    for (int i = 0; i < codecs.length; i++) {
+      sql(
+          "ALTER TABLE %s SET TBLPROPERTIES ('write.parquet.compression-codec'='%s')",
+          table, codecs[i]);
+      spark
+          .sql(
+              "INSERT INTO " + table + " SELECT /*+ COALESCE(1) */ * FROM flat_expected"
+                  + " WHERE id % 6 = " + i)
+          .collectAsList();
+    }
+    assertThat(dataFiles(icebergTable(spark, "flat.shared"))).hasSize(codecs.length);
+
+    Dataset<Row> scan =
+        spark
+            .read()
+            .option("vectorization-enabled", "true")
+            .option("split-size", String.valueOf(1L << 30))
+            .option("batch-size", "500")
+            .table(table);
+    assertThat(floeScan(scan).toBatch().planInputPartitions()).hasSize(1);
+    assertThat(scan.orderBy("id").collectAsList())
+        .containsExactlyElementsOf(sql("SELECT * FROM flat_expected ORDER BY id"));
+  }
+
+  @Test
   void version2DataPagesOfDictionaryEncodedColumnsReadAsWritten() throws IOException {
     sql(
         "CREATE TABLE floe.flat.v2 (id BIGINT NOT NULL, b BOOLEAN, k INT, s STRING, l BIGINT)"
@@ -229,7 +265,8 @@ class FlatParquetReadTest extends SparkTestBase {
             new StructType(fields.toArray(new StructField[0])),
             1000,
             conf,
-            path);
+            path,
+            ReadBuffers.create());
     if (reader == null) {
       return null;
     }
