@@ -1,7 +1,6 @@
 package io.floe.spark.read;
 
 import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.WeakHashMap;
 import org.apache.parquet.bytes.BytesInput;
@@ -37,8 +36,7 @@ final class PageBuffers {
    */
   synchronized byte[] take(int size) {
     byte[] chosen = null;
-    for (Iterator<byte[]> it = free.iterator(); it.hasNext(); ) {
-      byte[] candidate = it.next();
+    for (byte[] candidate : free) {
       if (candidate.length >= size && (chosen == null || candidate.length < chosen.length)) {
         chosen = candidate;
       }
