@@ -26,10 +26,16 @@ has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 WORK="$BENCH_DIR/work"
+# the reports of the two standard scales are kept (benchmarks/results); a run at another scale is a smoke
+# run, whose report stays in the ignored work folder
 RESULTS="$BENCH_DIR/results"
+if [[ -n "${BENCH_ROWS:-}${TPCH_SF:-}${PLAN_FILES:-}" ]]; then
+  RESULTS="$WORK/results"
+fi
 ROUNDS="${ROUNDS:-3}"
 HEAP="${HEAP:-4g}"
 BUILD_DIR="${FLOE_BUILD_DIR:-target-bench}"
+[[ "$BUILD_DIR" = /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
 RUNTIME_JAR="${ICEBERG_RUNTIME_JAR:-$HOME/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.1_2.13/1.11.0/iceberg-spark-runtime-4.1_2.13-1.11.0.jar}"
 WAREHOUSE="$WORK/warehouse-$MODE-$ROWS"
 export SPARK_LOCAL_IP=127.0.0.1
@@ -56,14 +62,10 @@ if [[ ! -s "$WORK/cp-tpch.txt" || "$BENCH_DIR/tpch/pom.xml" -nt "$WORK/cp-tpch.t
   log "resolving the generator classpath (Spark + tpch)"
   (cd "$BENCH_DIR/tpch" && mvn -q -B dependency:build-classpath -Dmdep.outputFile="$WORK/cp-tpch.txt")
 fi
-# Floe: Spark (provided) + Floe's compile deps, resolved together by the project pom.
-if [[ ! -s "$WORK/cp-floe.txt" || "$ROOT/pom.xml" -nt "$WORK/cp-floe.txt" ]]; then
-  log "resolving Floe's classpath"
-  (cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" dependency:build-classpath \
-      -Dmdep.includeScope=compile -Dmdep.outputFile="$WORK/cp-floe.txt")
-fi
+# Floe: compiled into $BUILD_DIR by launcher/pom.xml, which also writes the classpath a Spark application
+# with Floe has (Spark, Floe and its dependencies; no test jar of the project).
 log "compiling Floe into $BUILD_DIR"
-(cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" compile)
+(cd "$ROOT" && mvn -q -B -f launcher/pom.xml -Dfloe.build.dir="$BUILD_DIR" -Dmaven.test.skip=true compile)
 log "compiling the benchmark classes"
 rm -rf "$WORK/bench-classes" && mkdir -p "$WORK/bench-classes"
 # BenchMain's run path uses Spark only; the generators use the Iceberg API (from the official runtime jar) and
@@ -75,12 +77,7 @@ javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.tx
 
 CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"
 CP_OFFICIAL="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")"
-# Floe's resolved classpath can carry the test-only Servlet 6 / Jetty 12 of the project pom in place of the
-# Servlet 5 that Spark's metrics servlet needs (SparkContext then fails with NoClassDefFoundError
-# jakarta/servlet/SingleThreadModel): drop those, and append Spark's own classpath last so anything the
-# project's dependency mediation left out of Spark is still found (earlier entries win).
-FLOE_DEPS="$(tr ':' '\n' < "$WORK/cp-floe.txt" | grep -v -E '/jakarta/servlet/|/org/eclipse/jetty/' | paste -sd: -)"
-CP_FLOE="$WORK/bench-classes:$ROOT/$BUILD_DIR/classes:$FLOE_DEPS:$(cat "$WORK/cp-spark.txt")"
+CP_FLOE="$WORK/bench-classes:$(cat "$BUILD_DIR/launcher/classpath.txt")"
 CP_GEN="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")"
 
 JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"

@@ -104,13 +104,15 @@ public final class FloeSql {
     }
 
     try {
-      boolean quiet = QuietLogging.configure();
-      SparkSession.Builder builder = SparkSession.builder();
-      settings.forEach(builder::config);
+      boolean quiet;
       SparkSession spark;
       try {
+        quiet = QuietLogging.configure();
+        SparkSession.Builder builder = SparkSession.builder();
+        settings.forEach(builder::config);
         spark = builder.getOrCreate();
-      } catch (Exception e) {
+      } catch (Exception | LinkageError e) {
+        // a class missing from the classpath surfaces as an Error: it still gets the one line
         err.println(PREFIX + "Cannot start the Spark session: " + describe(e));
         return STATEMENT_FAILED;
       }
