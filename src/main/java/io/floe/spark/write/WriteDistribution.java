@@ -57,7 +57,7 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  * transform cannot be expressed so (a bucket of a uuid column, which Spark sees as a string; a
  * transform Floe does not know; any non-identity transform of a path-based write, for which Spark
  * offers no function catalog) it is left out, and the writers cope with rows that arrive
- * unclustered (see {@link ClusteredOrFanoutWriter}).
+ * unclustered (see {@link io.floe.spark.write.exec.ClusteredOrFanoutWriter}).
  *
  * <p>The advisory partition size is passed to Spark only when rows are distributed; 0 leaves
  * Spark's own ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes}), used by adaptive
