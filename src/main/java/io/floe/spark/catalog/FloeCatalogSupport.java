@@ -17,8 +17,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.AlreadyExistsException;
-import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.util.LocationUtil;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -162,17 +160,14 @@ public final class FloeCatalogSupport {
       requireNamespace(ident);
     }
     TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Transaction transaction;
-    try {
-      Catalog.TableBuilder builder =
-          definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-      transaction =
-          orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      throw SparkExceptions.noSuchTable(ident);
-    } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
-      throw SparkExceptions.noSuchNamespace(ident.namespace());
-    }
+    Transaction transaction =
+        SparkExceptions.onReplace(
+            ident,
+            () -> {
+              Catalog.TableBuilder builder =
+                  definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
+              return orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
+            });
     return new StagedFloeTable(transaction, fullName(ident));
   }
 
@@ -190,9 +185,7 @@ public final class FloeCatalogSupport {
 
   public boolean dropTable(Identifier ident, boolean purge) {
     try {
-      return catalog.dropTable(SparkExceptions.toIceberg(ident), purge);
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      return false;
+      return SparkExceptions.onDrop(() -> catalog.dropTable(SparkExceptions.toIceberg(ident), purge));
     } finally {
       invalidateTable(ident);
     }
@@ -214,11 +207,10 @@ public final class FloeCatalogSupport {
     invalidateTable(from);
     invalidateTable(target);
     try {
-      catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target));
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      throw SparkExceptions.noSuchTable(from);
-    } catch (AlreadyExistsException e) {
-      throw new TableAlreadyExistsException(target);
+      SparkExceptions.onRename(
+          from,
+          target,
+          () -> catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target)));
     } catch (UnsupportedOperationException e) {
       throw new UnsupportedOperationException(
           "Cannot rename " + fullName(from) + " to " + fullName(target) + ": " + e.getMessage(), e);
@@ -237,14 +229,11 @@ public final class FloeCatalogSupport {
 
   public String[][] listNamespaces(String[] parent) throws NoSuchNamespaceException {
     if (parent.length == 0) {
-      try {
-        return requireNamespaces().listNamespaces(Namespace.empty()).stream()
-            .map(Namespace::levels)
-            .toArray(String[][]::new);
-      } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
-        // a hadoop catalog whose warehouse folder does not exist yet has no namespaces
-        return new String[0][];
-      }
+      // a hadoop catalog whose warehouse folder does not exist yet has no namespaces
+      List<Namespace> roots =
+          SparkExceptions.orWhenNoNamespace(
+              () -> requireNamespaces().listNamespaces(Namespace.empty()), List.of());
+      return roots.stream().map(Namespace::levels).toArray(String[][]::new);
     }
     List<Namespace> children =
         SparkExceptions.onNamespace(parent, () -> requireNamespaces().listNamespaces(Namespace.of(parent)));
@@ -263,19 +252,19 @@ public final class FloeCatalogSupport {
 
   public void createNamespace(String[] namespace, Map<String, String> metadata)
       throws NamespaceAlreadyExistsException {
-    try {
-      try {
-        requireNamespaces().createNamespace(Namespace.of(namespace), metadata);
-      } catch (UnsupportedOperationException e) {
-        // catalogs without namespace properties (hadoop) reject the owner Spark adds on its own
-        if (!SPARK_NAMESPACE_KEYS.containsAll(metadata.keySet())) {
-          throw e;
-        }
-        requireNamespaces().createNamespace(Namespace.of(namespace), Map.of());
-      }
-    } catch (AlreadyExistsException e) {
-      throw SparkExceptions.namespaceExists(namespace);
-    }
+    SparkExceptions.onCreateNamespace(
+        namespace,
+        () -> {
+          try {
+            requireNamespaces().createNamespace(Namespace.of(namespace), metadata);
+          } catch (UnsupportedOperationException e) {
+            // catalogs without namespace properties (hadoop) reject the owner Spark adds on its own
+            if (!SPARK_NAMESPACE_KEYS.containsAll(metadata.keySet())) {
+              throw e;
+            }
+            requireNamespaces().createNamespace(Namespace.of(namespace), Map.of());
+          }
+        });
   }
 
   public void alterNamespace(String[] namespace, NamespaceChange... changes)
@@ -320,11 +309,8 @@ public final class FloeCatalogSupport {
         dropNamespace(child, true);
       }
     }
-    try {
-      return requireNamespaces().dropNamespace(Namespace.of(namespace));
-    } catch (NamespaceNotEmptyException e) {
-      throw SparkExceptions.namespaceNotEmpty(namespace);
-    }
+    return SparkExceptions.onDropNamespace(
+        namespace, () -> requireNamespaces().dropNamespace(Namespace.of(namespace)));
   }
 
   // helpers
