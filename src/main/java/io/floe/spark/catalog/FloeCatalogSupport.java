@@ -129,10 +129,7 @@ public final class FloeCatalogSupport {
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
     requireNamespace(ident);
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Catalog.TableBuilder builder =
-        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-    Table table = SparkExceptions.onCreate(ident, builder::create);
+    Table table = SparkExceptions.onCreate(ident, builder(ident, definition)::create);
     return new FloeTable(table, loader(ident), null);
   }
 
@@ -141,10 +138,8 @@ public final class FloeCatalogSupport {
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
     requireNamespace(ident);
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Catalog.TableBuilder builder =
-        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-    Transaction transaction = SparkExceptions.onCreate(ident, builder::createTransaction);
+    Transaction transaction =
+        SparkExceptions.onCreate(ident, builder(ident, definition)::createTransaction);
     return new StagedFloeTable(transaction, fullName(ident));
   }
 
@@ -159,13 +154,11 @@ public final class FloeCatalogSupport {
     if (orCreate) {
       requireNamespace(ident);
     }
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
     Transaction transaction =
         SparkExceptions.onReplace(
             ident,
             () -> {
-              Catalog.TableBuilder builder =
-                  definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
+              Catalog.TableBuilder builder = builder(ident, definition);
               return orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
             });
     return new StagedFloeTable(transaction, fullName(ident));
@@ -321,6 +314,11 @@ public final class FloeCatalogSupport {
           "Cannot manage namespaces: catalog " + name + " does not support namespaces");
     }
     return namespaces;
+  }
+
+  private Catalog.TableBuilder builder(Identifier ident, TableDefinition definition) {
+    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
+    return definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
   }
 
   /**
