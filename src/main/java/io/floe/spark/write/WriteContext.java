@@ -86,7 +86,7 @@ public record WriteContext(
         && loader.equals(that.loader)
         && table.location().equals(that.table.location())
         && Objects.equals(table.uuid(), that.table.uuid())
-        && PlanValues.sameSchema(schema(), that.schema())
+        && schema().sameSchema(that.schema())
         && PlanValues.sameSpec(spec(), that.spec())
         && mode == that.mode
         && Objects.equals(String.valueOf(overwriteFilter), String.valueOf(that.overwriteFilter))

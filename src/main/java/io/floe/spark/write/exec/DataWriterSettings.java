@@ -50,7 +50,7 @@ public record DataWriterSettings(
     return table.name().equals(that.table.name())
         && table.location().equals(that.table.location())
         && PlanValues.sameIo(table.io(), that.table.io())
-        && PlanValues.sameSchema(schema(), that.schema())
+        && schema().sameSchema(that.schema())
         && PlanValues.sameSpec(spec(), that.spec())
         && targetFileSizeBytes == that.targetFileSizeBytes
         && fanoutEnabled == that.fanoutEnabled
