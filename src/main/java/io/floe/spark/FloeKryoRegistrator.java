@@ -14,6 +14,7 @@ import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.FloeWrite;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
+import io.floe.spark.write.exec.DataWriterSettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -85,6 +86,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 FloeCommitMessage.class,
                 WriteContext.class,
                 WriteOptions.class,
+                DataWriterSettings.class,
                 CatalogTableLoader.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,

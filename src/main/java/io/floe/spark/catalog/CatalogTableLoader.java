@@ -38,10 +38,6 @@ public final class CatalogTableLoader implements TableLoader {
     this.catalog = live;
   }
 
-  public String catalogName() {
-    return catalogName;
-  }
-
   public Map<String, String> catalogOptions() {
     return catalogOptions;
   }

@@ -17,8 +17,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.AlreadyExistsException;
-import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.util.LocationUtil;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -131,10 +129,7 @@ public final class FloeCatalogSupport {
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
     requireNamespace(ident);
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Catalog.TableBuilder builder =
-        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-    Table table = SparkExceptions.onCreate(ident, builder::create);
+    Table table = SparkExceptions.onCreate(ident, builder(ident, definition)::create);
     return new FloeTable(table, loader(ident), null);
   }
 
@@ -143,10 +138,8 @@ public final class FloeCatalogSupport {
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
     requireNamespace(ident);
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Catalog.TableBuilder builder =
-        definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-    Transaction transaction = SparkExceptions.onCreate(ident, builder::createTransaction);
+    Transaction transaction =
+        SparkExceptions.onCreate(ident, builder(ident, definition)::createTransaction);
     return new StagedFloeTable(transaction, fullName(ident));
   }
 
@@ -161,18 +154,13 @@ public final class FloeCatalogSupport {
     if (orCreate) {
       requireNamespace(ident);
     }
-    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
-    Transaction transaction;
-    try {
-      Catalog.TableBuilder builder =
-          definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
-      transaction =
-          orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      throw SparkExceptions.noSuchTable(ident);
-    } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
-      throw SparkExceptions.noSuchNamespace(ident.namespace());
-    }
+    Transaction transaction =
+        SparkExceptions.onReplace(
+            ident,
+            () -> {
+              Catalog.TableBuilder builder = builder(ident, definition);
+              return orCreate ? builder.createOrReplaceTransaction() : builder.replaceTransaction();
+            });
     return new StagedFloeTable(transaction, fullName(ident));
   }
 
@@ -190,9 +178,7 @@ public final class FloeCatalogSupport {
 
   public boolean dropTable(Identifier ident, boolean purge) {
     try {
-      return catalog.dropTable(SparkExceptions.toIceberg(ident), purge);
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      return false;
+      return SparkExceptions.onDrop(() -> catalog.dropTable(SparkExceptions.toIceberg(ident), purge));
     } finally {
       invalidateTable(ident);
     }
@@ -214,11 +200,10 @@ public final class FloeCatalogSupport {
     invalidateTable(from);
     invalidateTable(target);
     try {
-      catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target));
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      throw SparkExceptions.noSuchTable(from);
-    } catch (AlreadyExistsException e) {
-      throw new TableAlreadyExistsException(target);
+      SparkExceptions.onRename(
+          from,
+          target,
+          () -> catalog.renameTable(SparkExceptions.toIceberg(from), SparkExceptions.toIceberg(target)));
     } catch (UnsupportedOperationException e) {
       throw new UnsupportedOperationException(
           "Cannot rename " + fullName(from) + " to " + fullName(target) + ": " + e.getMessage(), e);
@@ -237,14 +222,11 @@ public final class FloeCatalogSupport {
 
   public String[][] listNamespaces(String[] parent) throws NoSuchNamespaceException {
     if (parent.length == 0) {
-      try {
-        return requireNamespaces().listNamespaces(Namespace.empty()).stream()
-            .map(Namespace::levels)
-            .toArray(String[][]::new);
-      } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
-        // a hadoop catalog whose warehouse folder does not exist yet has no namespaces
-        return new String[0][];
-      }
+      // a hadoop catalog whose warehouse folder does not exist yet has no namespaces
+      List<Namespace> roots =
+          SparkExceptions.orWhenNoNamespace(
+              () -> requireNamespaces().listNamespaces(Namespace.empty()), List.of());
+      return roots.stream().map(Namespace::levels).toArray(String[][]::new);
     }
     List<Namespace> children =
         SparkExceptions.onNamespace(parent, () -> requireNamespaces().listNamespaces(Namespace.of(parent)));
@@ -263,19 +245,19 @@ public final class FloeCatalogSupport {
 
   public void createNamespace(String[] namespace, Map<String, String> metadata)
       throws NamespaceAlreadyExistsException {
-    try {
-      try {
-        requireNamespaces().createNamespace(Namespace.of(namespace), metadata);
-      } catch (UnsupportedOperationException e) {
-        // catalogs without namespace properties (hadoop) reject the owner Spark adds on its own
-        if (!SPARK_NAMESPACE_KEYS.containsAll(metadata.keySet())) {
-          throw e;
-        }
-        requireNamespaces().createNamespace(Namespace.of(namespace), Map.of());
-      }
-    } catch (AlreadyExistsException e) {
-      throw SparkExceptions.namespaceExists(namespace);
-    }
+    SparkExceptions.onCreateNamespace(
+        namespace,
+        () -> {
+          try {
+            requireNamespaces().createNamespace(Namespace.of(namespace), metadata);
+          } catch (UnsupportedOperationException e) {
+            // catalogs without namespace properties (hadoop) reject the owner Spark adds on its own
+            if (!SPARK_NAMESPACE_KEYS.containsAll(metadata.keySet())) {
+              throw e;
+            }
+            requireNamespaces().createNamespace(Namespace.of(namespace), Map.of());
+          }
+        });
   }
 
   public void alterNamespace(String[] namespace, NamespaceChange... changes)
@@ -320,11 +302,8 @@ public final class FloeCatalogSupport {
         dropNamespace(child, true);
       }
     }
-    try {
-      return requireNamespaces().dropNamespace(Namespace.of(namespace));
-    } catch (NamespaceNotEmptyException e) {
-      throw SparkExceptions.namespaceNotEmpty(namespace);
-    }
+    return SparkExceptions.onDropNamespace(
+        namespace, () -> requireNamespaces().dropNamespace(Namespace.of(namespace)));
   }
 
   // helpers
@@ -335,6 +314,11 @@ public final class FloeCatalogSupport {
           "Cannot manage namespaces: catalog " + name + " does not support namespaces");
     }
     return namespaces;
+  }
+
+  private Catalog.TableBuilder builder(Identifier ident, TableDefinition definition) {
+    TableIdentifier icebergIdent = SparkExceptions.toIceberg(ident);
+    return definition.builder(catalog, icebergIdent, fixedLocation(icebergIdent));
   }
 
   /**

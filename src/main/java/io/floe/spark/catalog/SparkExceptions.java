@@ -1,5 +1,6 @@
 package io.floe.spark.catalog;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -64,11 +65,65 @@ public final class SparkExceptions {
     }
   }
 
-  public static NamespaceAlreadyExistsException namespaceExists(String[] namespace) {
-    return new NamespaceAlreadyExistsException(namespace);
+  /** Runs a table replacement, translating "no such table" and "no such namespace". */
+  public static <T> T onReplace(Identifier ident, Supplier<T> call)
+      throws NoSuchTableException, NoSuchNamespaceException {
+    try {
+      return call.get();
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException ignored) {
+      throw noSuchTable(ident);
+    } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException ignored) {
+      throw noSuchNamespace(ident.namespace());
+    }
   }
 
-  public static NonEmptyNamespaceException namespaceNotEmpty(String[] namespace) {
-    return new NonEmptyNamespaceException(namespace);
+  /** Runs a table drop; a table that does not exist was not dropped. */
+  public static boolean onDrop(BooleanSupplier call) {
+    try {
+      return call.getAsBoolean();
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException ignored) {
+      return false;
+    }
+  }
+
+  /** Runs a rename, translating "no such table" (of {@code from}) and "already exists" (of {@code to}). */
+  public static void onRename(Identifier from, Identifier to, Runnable call)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    try {
+      call.run();
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException ignored) {
+      throw noSuchTable(from);
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException ignored) {
+      throw new TableAlreadyExistsException(to);
+    }
+  }
+
+  /** Runs a namespace listing that answers {@code whenMissing} when the namespace does not exist. */
+  public static <T> T orWhenNoNamespace(Supplier<T> call, T whenMissing) {
+    try {
+      return call.get();
+    } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException ignored) {
+      return whenMissing;
+    }
+  }
+
+  /** Runs a namespace creation, translating "already exists". */
+  public static void onCreateNamespace(String[] namespace, Runnable call)
+      throws NamespaceAlreadyExistsException {
+    try {
+      call.run();
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException ignored) {
+      throw new NamespaceAlreadyExistsException(namespace);
+    }
+  }
+
+  /** Runs a namespace drop, translating "not empty". */
+  public static boolean onDropNamespace(String[] namespace, BooleanSupplier call)
+      throws NonEmptyNamespaceException {
+    try {
+      return call.getAsBoolean();
+    } catch (org.apache.iceberg.exceptions.NamespaceNotEmptyException ignored) {
+      throw new NonEmptyNamespaceException(namespace);
+    }
   }
 }

@@ -1,8 +1,7 @@
 package io.floe.spark.types;
 
-import java.util.ArrayDeque;
+import io.floe.spark.util.Identifiers;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -297,20 +296,14 @@ public final class Transforms {
      * containing dots or backticks survive Spark's identifier parser.
      */
     private String column(int sourceId) {
-      Deque<String> parts = new ArrayDeque<>();
-      Integer id = sourceId;
-      while (id != null) {
-        Types.NestedField field = schema.findField(id);
-        if (field == null) {
-          throw new IllegalArgumentException(
-              String.format(
-                  "Cannot convert partition spec to Spark: source column id %d not in the schema",
-                  sourceId));
-        }
-        parts.addFirst("`" + field.name().replace("`", "``") + "`");
-        id = parents.get(id);
+      String path = Identifiers.quotedPath(schema, parents, sourceId);
+      if (path == null) {
+        throw new IllegalArgumentException(
+            String.format(
+                "Cannot convert partition spec to Spark: source column id %d not in the schema",
+                sourceId));
       }
-      return String.join(".", parts);
+      return path;
     }
   }
 }

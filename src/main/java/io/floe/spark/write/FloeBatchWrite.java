@@ -6,6 +6,7 @@ import io.floe.spark.commit.CommitStateUnknownError;
 import io.floe.spark.commit.CommitStats;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.WriteMode;
+import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,10 +37,6 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
   // set once the files may be referenced by the table (committed, or outcome unknown)
   private final AtomicBoolean keepFiles = new AtomicBoolean(false);
 
-  public FloeBatchWrite(WriteContext context) {
-    this(context, new CommitStats());
-  }
-
   /**
    * @param context what the write was planned from
    * @param commitStats where the commit's skips, attempts, time and files are counted
@@ -60,14 +57,13 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    return new FloeDataWriterFactory(
-        context.table(),
-        context.schema(),
-        context.spec(),
-        context.options().targetFileSizeBytes(),
-        context.options().fanoutEnabled(),
-        context.commitId(),
-        WriteDistribution.of(context).sortsBySortOrder());
+    DataWriterSettings settings =
+        new DataWriterSettings(
+            context.table(),
+            context.options().targetFileSizeBytes(),
+            context.options().fanoutEnabled(),
+            WriteDistribution.of(context).sortsBySortOrder());
+    return new FloeDataWriterFactory(settings, context.commitId());
   }
 
   @Override

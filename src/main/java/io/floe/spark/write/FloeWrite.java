@@ -1,6 +1,7 @@
 package io.floe.spark.write;
 
 import io.floe.spark.commit.CommitStats;
+import io.floe.spark.write.exec.WriteMetrics;
 import java.io.Serializable;
 import java.util.Objects;
 import org.apache.spark.sql.connector.distributions.Distribution;

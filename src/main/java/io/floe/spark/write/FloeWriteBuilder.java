@@ -77,19 +77,14 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
     SchemaCheck.check(table.name(), table.schema(), info.schema());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());
-    boolean callerChosen = options.commitId() != null;
-    String commitId = callerChosen ? options.commitId() : UUID.randomUUID().toString();
+    String commitId = options.commitId() != null ? options.commitId() : UUID.randomUUID().toString();
     return new FloeWrite(
         new WriteContext(
-            table.name(),
             loader,
             SerializableTable.copyOf(table),
-            table.schema(),
-            table.spec(),
             mode,
             overwriteFilter,
             commitId,
-            callerChosen,
             start == null ? null : start.snapshotId(),
             options));
   }

@@ -11,44 +11,66 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 
 /**
- * Everything a write was planned from, fixed on the driver when the write is built.
+ * Everything a write was planned from, fixed on the driver when the write is built. The table's
+ * name, the schema rows are written with and the spec files are written with are those of {@code
+ * table}; whether the caller chose the commit id is whether the options carry one.
  *
- * @param tableName the table's name
  * @param loader loads the live table on the driver at commit time
  * @param table a serializable, read-only copy of the table's metadata as the write started
- *     (FileIO, location provider, properties, specs)
- * @param schema the schema rows are written with
- * @param spec the partition spec files are written with
+ *     (FileIO, location provider, properties, schema, specs, sort order)
  * @param mode how the files change the table
  * @param overwriteFilter the rows to replace for {@link WriteMode#OVERWRITE_BY_FILTER}, else null
- * @param commitId the id recorded in the snapshot summary
- * @param callerChosenCommitId whether the caller chose the id (then the whole ancestry is checked)
+ * @param commitId the id recorded in the snapshot summary: the {@code commit-id} option when the
+ *     caller set one
  * @param startingSnapshotId the branch head when the write started, or null for an empty table
  * @param options the resolved write options
  */
 public record WriteContext(
-    String tableName,
     TableLoader loader,
     Table table,
-    Schema schema,
-    PartitionSpec spec,
     WriteMode mode,
     Expression overwriteFilter,
     String commitId,
-    boolean callerChosenCommitId,
     Long startingSnapshotId,
     WriteOptions options)
     implements Serializable {
 
   public WriteContext {
-    Objects.requireNonNull(tableName, "tableName is null");
     Objects.requireNonNull(loader, "loader is null");
     Objects.requireNonNull(table, "table is null");
-    Objects.requireNonNull(schema, "schema is null");
-    Objects.requireNonNull(spec, "spec is null");
     Objects.requireNonNull(mode, "mode is null");
     Objects.requireNonNull(commitId, "commitId is null");
     Objects.requireNonNull(options, "options is null");
+    if ((mode == WriteMode.OVERWRITE_BY_FILTER) != (overwriteFilter != null)) {
+      throw new IllegalArgumentException(
+          "Cannot plan a write to " + table.name() + ": mode " + mode
+              + (overwriteFilter == null ? " needs an overwrite filter" : " takes no overwrite filter"));
+    }
+    if (options.commitId() != null && !options.commitId().equals(commitId)) {
+      throw new IllegalArgumentException(
+          "Cannot plan a write to " + table.name() + ": commit id " + commitId
+              + " is not the caller's commit-id " + options.commitId());
+    }
+  }
+
+  /** The table's name. */
+  public String tableName() {
+    return table.name();
+  }
+
+  /** The schema rows are written with: the table's. */
+  public Schema schema() {
+    return table.schema();
+  }
+
+  /** The partition spec files are written with: the table's current spec. */
+  public PartitionSpec spec() {
+    return table.spec();
+  }
+
+  /** Whether the caller chose the commit id (then the whole ancestry is checked at commit). */
+  public boolean callerChosenCommitId() {
+    return options.commitId() != null;
   }
 
   @Override
@@ -60,37 +82,36 @@ public record WriteContext(
       return false;
     }
     WriteContext that = (WriteContext) other;
-    return tableName.equals(that.tableName)
+    return tableName().equals(that.tableName())
         && loader.equals(that.loader)
         && table.location().equals(that.table.location())
         && Objects.equals(table.uuid(), that.table.uuid())
-        && PlanValues.sameSchema(schema, that.schema)
-        && PlanValues.sameSpec(spec, that.spec)
+        && schema().sameSchema(that.schema())
+        && PlanValues.sameSpec(spec(), that.spec())
         && mode == that.mode
         && Objects.equals(String.valueOf(overwriteFilter), String.valueOf(that.overwriteFilter))
         && commitId.equals(that.commitId)
-        && callerChosenCommitId == that.callerChosenCommitId
         && Objects.equals(startingSnapshotId, that.startingSnapshotId)
         && options.equals(that.options);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(tableName, commitId, mode, startingSnapshotId);
+    return Objects.hash(tableName(), commitId, mode, startingSnapshotId);
   }
 
   @Override
   public String toString() {
     return "WriteContext{table="
-        + tableName
+        + tableName()
         + ", mode="
         + mode
         + (overwriteFilter == null ? "" : ", overwriteFilter=" + overwriteFilter)
         + ", spec="
-        + spec
+        + spec()
         + ", commitId="
         + commitId
-        + (callerChosenCommitId ? " (caller-chosen)" : "")
+        + (callerChosenCommitId() ? " (caller-chosen)" : "")
         + ", startingSnapshot="
         + startingSnapshotId
         + ", options="

@@ -1,10 +1,9 @@
 package io.floe.spark.write;
 
+import io.floe.spark.util.Identifiers;
 import java.io.Serializable;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -57,7 +56,7 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  * transform cannot be expressed so (a bucket of a uuid column, which Spark sees as a string; a
  * transform Floe does not know; any non-identity transform of a path-based write, for which Spark
  * offers no function catalog) it is left out, and the writers cope with rows that arrive
- * unclustered (see {@link ClusteredOrFanoutWriter}).
+ * unclustered (see {@link io.floe.spark.write.exec.ClusteredOrFanoutWriter}).
  *
  * <p>The advisory partition size is passed to Spark only when rows are distributed; 0 leaves
  * Spark's own ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes}), used by adaptive
@@ -312,13 +311,8 @@ public final class WriteDistribution implements Serializable {
 
     /** The column's path with every part quoted, as Spark's identifier parser reads it. */
     private String quotedName(int fieldId) {
-      Deque<String> parts = new ArrayDeque<>();
-      Integer id = fieldId;
-      while (id != null) {
-        parts.addFirst("`" + schema.findField(id).name().replace("`", "``") + "`");
-        id = parents.get(id);
-      }
-      return String.join(".", parts);
+      return Objects.requireNonNull(
+          Identifiers.quotedPath(schema, parents, fieldId), "field " + fieldId + " is not in the schema");
     }
   }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.catalog.CatalogTestBase;
-import io.floe.spark.write.WriteMetrics;
+import io.floe.spark.write.exec.WriteMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.catalog.FloeTable;
+import io.floe.spark.commit.CommitStats;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -14,6 +15,7 @@ import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.FloeWrite;
 import io.floe.spark.write.WriteContext;
+import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -188,7 +190,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
 
     assertThat(write.toBatch()).isEqualTo(batchWrite);
     assertThat(factory.commitId()).isEqualTo(write.context().commitId());
-    assertThat(factory.table().location()).isEqualTo(loadTable("write_pieces").table().location());
+    assertThat(factory.settings().table().location()).isEqualTo(loadTable("write_pieces").table().location());
   }
 
   @Test
@@ -215,7 +217,8 @@ class PlanPiecesTravelTest extends SparkTestBase {
       assertThat(copy.partition().toString()).isEqualTo(file.partition().toString());
     });
 
-    FloeBatchWrite committer = Travel.throughKryo(new FloeBatchWrite(Rebuild.context(batchWrite.context())));
+    FloeBatchWrite committer =
+        Travel.throughKryo(new FloeBatchWrite(Rebuild.context(batchWrite.context()), new CommitStats()));
     committer.commit(new WriterCommitMessage[] {Travel.throughKryo(Travel.throughJava(message))});
 
     assertThat(sqlRows("SELECT id, data, category FROM secure.db.write_rows WHERE id >= 100"))
@@ -394,15 +397,17 @@ class PlanPiecesTravelTest extends SparkTestBase {
 
     static WriteContext context(WriteContext original) {
       return new WriteContext(
-          original.tableName(), original.loader(), original.table(), original.schema(),
-          original.spec(), original.mode(), original.overwriteFilter(), original.commitId(),
-          original.callerChosenCommitId(), original.startingSnapshotId(), original.options());
+          original.loader(), original.table(), original.mode(), original.overwriteFilter(),
+          original.commitId(), original.startingSnapshotId(), original.options());
     }
 
     static FloeDataWriterFactory writerFactory(FloeDataWriterFactory original) {
+      DataWriterSettings settings = original.settings();
       return new FloeDataWriterFactory(
-          original.table(), original.schema(), original.spec(), original.targetFileSizeBytes(),
-          original.fanoutEnabled(), original.commitId(), original.recordSortOrder());
+          new DataWriterSettings(
+              settings.table(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
+              settings.recordSortOrder()),
+          original.commitId());
     }
 
     /** Rebuilds a reader factory or an input partition. */

@@ -19,9 +19,9 @@ import org.apache.spark.sql.types.StructType;
  * negative decimals, dates and timestamps before 1970 and before the Gregorian switch, empty strings,
  * binaries, arrays and maps, and non-ASCII text.
  */
-final class AllTypes {
+public final class AllTypes {
   /** The columns, as written in CREATE TABLE. */
-  static final String DDL =
+  public static final String DDL =
       "id BIGINT NOT NULL, b BOOLEAN, i INT, l BIGINT, f FLOAT, d DOUBLE, dec DECIMAL(9, 2),"
           + " dec38 DECIMAL(38, 10), dt DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, s STRING, bin BINARY,"
           + " st STRUCT<a: INT NOT NULL, bin: BINARY,"
@@ -29,11 +29,11 @@ final class AllTypes {
           + " arr ARRAY<INT>, m MAP<STRING, BIGINT>, arr_st ARRAY<STRUCT<k: STRING, v: DOUBLE>>,"
           + " m_arr MAP<INT, ARRAY<STRING>>";
 
-  static final StructType SCHEMA = StructType.fromDDL(DDL);
+  public static final StructType SCHEMA = StructType.fromDDL(DDL);
 
   private AllTypes() {}
 
-  static List<Row> rows() {
+  public static List<Row> rows() {
     return List.of(ordinary(), nulls(), emptiesAndMinimums(), maximumsAndUnicode(), ancient());
   }
 

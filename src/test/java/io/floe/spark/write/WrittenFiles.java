@@ -1,4 +1,4 @@
-package io.floe.spark.write.distribution;
+package io.floe.spark.write;
 
 import io.floe.spark.FloeCatalog;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import io.floe.spark.types.TimeTransforms;
 import java.util.List;

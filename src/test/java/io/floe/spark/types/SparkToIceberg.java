@@ -20,7 +20,10 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 
 /**
- * Converts Spark {@link InternalRow}s to Iceberg {@link Record}s of one struct type.
+ * Converts Spark {@link InternalRow}s to Iceberg {@link Record}s of one struct type: the tests'
+ * oracle, so that what Floe writes straight from Spark rows can be compared with what Iceberg's
+ * own generic writers and partition keys make of the same values. Floe's write path does not use
+ * it.
  *
  * <p>Built once per write schema and then called once per row. The constructor builds one reader
  * per field, so the per-row path does not look at types. Ordinal {@code i} of a row must hold field
@@ -251,41 +254,9 @@ public final class SparkToIceberg implements Serializable {
 
     @Override
     public Object read(SpecializedGetters data, int ordinal) {
-      return fittedDecimal(
+      return Decimals.fitted(
           data.getDecimal(ordinal, precision, scale).toJavaBigDecimal(), precision, scale, path);
     }
-  }
-
-  /**
-   * {@code value} with the scale of a {@code decimal(precision, scale)} column, rescaled only when
-   * no digit is lost (Spark casts to the column type before writing), and checked to fit its
-   * precision; otherwise an error naming {@code column}.
-   */
-  public static BigDecimal fittedDecimal(
-      BigDecimal value, int precision, int scale, String column) {
-    BigDecimal fitted = value;
-    if (fitted.scale() != scale) {
-      try {
-        fitted = fitted.setScale(scale);
-      } catch (ArithmeticException e) {
-        throw decimalError(
-            value, precision, scale, column, "scale " + value.scale() + " would lose digits");
-      }
-    }
-    if (fitted.precision() > precision) {
-      throw decimalError(
-          fitted, precision, scale, column,
-          "precision " + fitted.precision() + " exceeds " + precision);
-    }
-    return fitted;
-  }
-
-  private static IllegalArgumentException decimalError(
-      BigDecimal value, int precision, int scale, String column, String why) {
-    return new IllegalArgumentException(
-        String.format(
-            "Cannot write %s into column '%s' of type decimal(%d, %d): %s",
-            value.toPlainString(), column, precision, scale, why));
   }
 
   private static final class StructReader implements ValueReader {

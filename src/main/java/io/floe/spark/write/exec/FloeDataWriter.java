@@ -1,14 +1,18 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -31,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * ordering the write asks Spark for ({@link ClusteredOrFanoutWriter}). The data files are valid
  * only after {@link #commit()}; {@link #abort()} deletes every file the task opened.
  *
- * <p>When the factory says rows come sorted by the table's sort order, the task's files record
+ * <p>When the settings say rows come sorted by the table's sort order, the task's files record
  * that order's id, unless the task had to fall back to a fanout writer: then its rows did not come
  * as asked, and none of its files claims an order.
  *
@@ -39,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * id in a new driver gets the same partition and task ids, and a rerun that is skipped deletes the
  * files it wrote, so its names must not collide with the committed files of the first run.
  */
-final class FloeDataWriter implements DataWriter<InternalRow> {
+public final class FloeDataWriter implements DataWriter<InternalRow> {
   private static final Logger LOG = LoggerFactory.getLogger(FloeDataWriter.class);
 
   private final PartitionSpec spec;
@@ -50,27 +54,42 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
   private final SortOrder sortOrder;
   private final RowPartitionKey partitionKey;
   private final TruncateOverflowCheck truncateCheck;
+  private final Function<List<DataFile>, WriterCommitMessage> commitMessage;
   private long rowsWritten;
   private boolean closed;
 
-  FloeDataWriter(FloeDataWriterFactory factory, int partitionId, long taskId) {
-    this.spec = factory.spec();
-    this.io = factory.table().io();
-    this.files = new RowFileWriterFactory(factory.table(), factory.schema());
+  /**
+   * @param settings what the task writes with
+   * @param partitionId Spark's partition id of the task, part of the file names
+   * @param taskId Spark's task id, part of the file names
+   * @param commitMessage wraps the task's data files into the message sent back to the driver
+   */
+  public FloeDataWriter(
+      DataWriterSettings settings,
+      int partitionId,
+      long taskId,
+      Function<List<DataFile>, WriterCommitMessage> commitMessage) {
+    Objects.requireNonNull(settings, "settings is null");
+    this.commitMessage = Objects.requireNonNull(commitMessage, "commitMessage is null");
+    Table table = settings.table();
+    Schema schema = settings.schema();
+    this.spec = settings.spec();
+    this.io = table.io();
+    this.files = new RowFileWriterFactory(table, schema);
     OutputFileFactory locations =
-        OutputFileFactory.builderFor(factory.table(), partitionId, taskId)
+        OutputFileFactory.builderFor(table, partitionId, taskId)
             .format(FileFormat.PARQUET)
             .defaultSpec(spec)
             .operationId(UUID.randomUUID().toString())
             .build();
-    long targetSize = factory.targetFileSizeBytes();
-    if (factory.fanoutEnabled()) {
+    long targetSize = settings.targetFileSizeBytes();
+    if (settings.fanoutEnabled()) {
       this.writer = new FanoutDataWriter<>(files, locations, io, targetSize);
       this.fallible = null;
     } else if (spec.isPartitioned()) {
       this.fallible =
           new ClusteredOrFanoutWriter(
-              factory.table().name(),
+              table.name(),
               spec,
               (fileSpec, partition) ->
                   new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition),
@@ -80,14 +99,13 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
       this.writer = new ClusteredDataWriter<>(files, locations, io, targetSize);
       this.fallible = null;
     }
-    SortOrder tableOrder = factory.table().sortOrder();
+    SortOrder tableOrder = table.sortOrder();
     this.sortOrder =
-        factory.recordSortOrder() && !factory.fanoutEnabled() && !tableOrder.isUnsorted()
+        settings.recordSortOrder() && !settings.fanoutEnabled() && !tableOrder.isUnsorted()
             ? tableOrder
             : null;
-    this.partitionKey = spec.isPartitioned() ? new RowPartitionKey(spec, factory.schema()) : null;
-    this.truncateCheck =
-        TruncateOverflowCheck.forSpec(factory.table().name(), spec, factory.schema());
+    this.partitionKey = spec.isPartitioned() ? new RowPartitionKey(spec, schema) : null;
+    this.truncateCheck = TruncateOverflowCheck.forSpec(table.name(), spec, schema);
   }
 
   @Override
@@ -113,7 +131,7 @@ final class FloeDataWriter implements DataWriter<InternalRow> {
     closeWriter();
     List<DataFile> written = writer.result().dataFiles();
     boolean ordered = sortOrder != null && (fallible == null || !fallible.fellBack());
-    return new FloeCommitMessage(ordered ? withSortOrder(written) : written);
+    return commitMessage.apply(ordered ? withSortOrder(written) : written);
   }
 
   @Override

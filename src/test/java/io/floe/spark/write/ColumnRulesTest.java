@@ -1,4 +1,4 @@
-package io.floe.spark.write.distribution;
+package io.floe.spark.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

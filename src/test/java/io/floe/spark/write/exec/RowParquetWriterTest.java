@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.types.SparkToIceberg;
+import io.floe.spark.write.AllTypes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

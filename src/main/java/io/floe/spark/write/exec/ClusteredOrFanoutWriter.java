@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,10 +28,11 @@ import org.slf4j.LoggerFactory;
  * writer for the rest of the task if a partition it already finished comes back.
  *
  * <p>Rows arrive clustered because the write asks Spark to sort every task's rows by the partition
- * transforms ({@link WriteDistribution}). They may still not: a transform Spark cannot compute
- * (see there), or values Spark's sort holds equal that are distinct partitions to Iceberg (0.0 and
- * -0.0). Iceberg's clustered writer would then fail the whole write; this one logs a warning and
- * goes on, writing a second file for each partition that comes back. Same rows, more files.
+ * transforms (the write's required ordering). They may still not: a transform Spark cannot
+ * compute (see {@code io.floe.spark.write.WriteDistribution}), or values Spark's sort holds equal
+ * that are distinct partitions to Iceberg (0.0 and -0.0). Iceberg's clustered writer would then
+ * fail the whole write; this one logs a warning and goes on, writing a second file for each
+ * partition that comes back. Same rows, more files.
  *
  * <p>It keeps the open file writer itself, rather than behind Iceberg's clustered writer, so that
  * a row its caller knows to be of the previous row's partition ({@link #writeSamePartition}) goes

@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

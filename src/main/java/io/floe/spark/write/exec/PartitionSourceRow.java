@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,10 +1,8 @@
-package io.floe.spark.write.distribution;
+package io.floe.spark.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.write.WriteDistribution;
-import io.floe.spark.write.WriteOptions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.floe.spark.write;
+package io.floe.spark.write.exec;
 
 import io.floe.spark.commit.CommitStats;
 import io.floe.spark.util.MetricValue;
@@ -23,7 +23,7 @@ public final class WriteMetrics {
   private WriteMetrics() {}
 
   /** Every metric a Floe write reports. */
-  static CustomMetric[] supported() {
+  public static CustomMetric[] supported() {
     return new CustomMetric[] {
       new CommitsSkipped(),
       new CommitAttempts(),
@@ -35,7 +35,7 @@ public final class WriteMetrics {
   }
 
   /** The driver's values, read after the commit (or its failure). */
-  static CustomTaskMetric[] driverValues(CommitStats stats) {
+  public static CustomTaskMetric[] driverValues(CommitStats stats) {
     return new CustomTaskMetric[] {
       value(COMMITS_SKIPPED, stats.commitsSkipped()),
       value(COMMIT_ATTEMPTS, stats.commitAttempts()),

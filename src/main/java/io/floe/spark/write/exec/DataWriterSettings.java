@@ -1,0 +1,80 @@
+package io.floe.spark.write.exec;
+
+import io.floe.spark.util.PlanValues;
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+
+/**
+ * What one writer task needs to write its data files, and nothing else: a read-only copy of the
+ * table's metadata (FileIO, location provider, properties, schema, spec, sort order), the target
+ * file size, whether to keep one file per partition open, and whether the rows come sorted by the
+ * table's sort order, so that the files may record it. It never reaches a catalog.
+ *
+ * @param table a serializable, read-only copy of the table; rows are written with its schema and
+ *     its current spec
+ * @param targetFileSizeBytes data files roll over at this size
+ * @param fanoutEnabled whether one file per partition stays open (any input order)
+ * @param recordSortOrder whether Spark sorts every task's rows by the partition transforms and then
+ *     the table's sort order, so that files written one at a time carry the table's sort order id
+ */
+public record DataWriterSettings(
+    Table table, long targetFileSizeBytes, boolean fanoutEnabled, boolean recordSortOrder)
+    implements Serializable {
+
+  public DataWriterSettings {
+    Objects.requireNonNull(table, "table is null");
+  }
+
+  /** The schema rows are written with: the table's. */
+  public Schema schema() {
+    return table.schema();
+  }
+
+  /** The partition spec files are written with: the table's current spec. */
+  public PartitionSpec spec() {
+    return table.spec();
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof DataWriterSettings)) {
+      return false;
+    }
+    DataWriterSettings that = (DataWriterSettings) other;
+    return table.name().equals(that.table.name())
+        && table.location().equals(that.table.location())
+        && PlanValues.sameIo(table.io(), that.table.io())
+        && schema().sameSchema(that.schema())
+        && PlanValues.sameSpec(spec(), that.spec())
+        && targetFileSizeBytes == that.targetFileSizeBytes
+        && fanoutEnabled == that.fanoutEnabled
+        && recordSortOrder == that.recordSortOrder;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(table.name(), spec().specId(), targetFileSizeBytes, fanoutEnabled);
+  }
+
+  @Override
+  public String toString() {
+    return "DataWriterSettings{table="
+        + table.name()
+        + ", io="
+        + PlanValues.describeIo(table.io())
+        + ", spec="
+        + spec()
+        + ", targetFileSizeBytes="
+        + targetFileSizeBytes
+        + ", fanout="
+        + fanoutEnabled
+        + (recordSortOrder ? ", sortOrderId=" + table.sortOrder().orderId() : "")
+        + "}";
+  }
+}
