@@ -17,6 +17,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.util.LocationUtil;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -72,6 +73,9 @@ public final class FloeCatalogSupport {
   // tables
 
   public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    if (isMissingDefaultNamespace(namespace)) {
+      return new Identifier[0];
+    }
     List<TableIdentifier> tables =
         SparkExceptions.onNamespace(namespace, () -> catalog.listTables(Namespace.of(namespace)));
     return tables.stream().map(SparkExceptions::toSpark).toArray(Identifier[]::new);
@@ -340,14 +344,31 @@ public final class FloeCatalogSupport {
 
   /**
    * Fails unless the table's namespace exists: some catalogs (hadoop) would otherwise create it on
-   * the fly, where Spark expects SCHEMA_NOT_FOUND.
+   * the fly, where Spark expects SCHEMA_NOT_FOUND. The catalog's default namespace is the exception:
+   * as with the official runtime, a new catalog's {@code default} (or {@code default-namespace})
+   * takes tables without a CREATE NAMESPACE, so it is created with the first table.
    */
   private void requireNamespace(Identifier ident) throws NoSuchNamespaceException {
-    if (namespaces != null
-        && ident.namespace().length > 0
-        && !namespaces.namespaceExists(Namespace.of(ident.namespace()))) {
+    if (namespaces == null
+        || ident.namespace().length == 0
+        || namespaces.namespaceExists(Namespace.of(ident.namespace()))) {
+      return;
+    }
+    if (!Arrays.equals(ident.namespace(), defaultNamespace())) {
       throw SparkExceptions.noSuchNamespace(ident.namespace());
     }
+    try {
+      namespaces.createNamespace(Namespace.of(ident.namespace()), Map.of());
+    } catch (AlreadyExistsException e) {
+      // another writer created it first: the namespace exists, which is all this asked for
+    }
+  }
+
+  /** A default namespace that no table has been created in yet lists no tables. */
+  private boolean isMissingDefaultNamespace(String[] namespace) {
+    return namespaces != null
+        && Arrays.equals(namespace, defaultNamespace())
+        && !namespaces.namespaceExists(Namespace.of(namespace));
   }
 
   private Table loadIceberg(Identifier ident) throws NoSuchTableException {

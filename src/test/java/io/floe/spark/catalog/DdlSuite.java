@@ -15,6 +15,7 @@ import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
@@ -217,6 +218,27 @@ abstract class DdlSuite extends CatalogTestBase {
   void createTableWithoutUsingMakesAnIcebergTable() {
     sql("CREATE TABLE floe.db.no_provider (id BIGINT)");
     assertThat(describeExtended("floe.db.no_provider")).containsEntry("Provider", "iceberg");
+  }
+
+  @Test
+  void theDefaultNamespaceTakesTablesWithoutCreateNamespace() {
+    assertThat(sql("SHOW TABLES IN floe.default")).isEmpty();
+
+    sql("CREATE TABLE floe.default.t_in_default (id BIGINT) USING iceberg");
+    sql("INSERT INTO floe.default.t_in_default VALUES (1), (2)");
+
+    assertThat(sql("SELECT id FROM floe.default.t_in_default ORDER BY id")).containsExactly(row(1L), row(2L));
+    assertThat(sql("SHOW TABLES IN floe.default")).contains(row("default", "t_in_default", false));
+    String previous = spark.sessionState().catalogManager().currentCatalog().name();
+    try {
+      sql("USE floe");
+      sql("CREATE TABLE t_unqualified (id BIGINT)");
+      assertThat(icebergCatalog().tableExists(TableIdentifier.of("default", "t_unqualified"))).isTrue();
+    } finally {
+      sql("USE " + previous);
+      sql("DROP TABLE IF EXISTS floe.default.t_unqualified");
+      sql("DROP TABLE IF EXISTS floe.default.t_in_default");
+    }
   }
 
   @Test
