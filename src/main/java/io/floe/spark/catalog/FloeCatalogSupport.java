@@ -12,14 +12,17 @@ import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.util.LocationUtil;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -181,11 +184,33 @@ public final class FloeCatalogSupport {
   }
 
   public boolean dropTable(Identifier ident, boolean purge) {
+    if (purge) {
+      requireGcEnabled(ident);
+    }
     try {
       return SparkExceptions.onDrop(() -> catalog.dropTable(SparkExceptions.toIceberg(ident), purge));
     } finally {
       invalidateTable(ident);
     }
+  }
+
+  /**
+   * Refuses to purge a table with {@code gc.enabled=false}, in Iceberg's words: such a table may
+   * share its files with another table (a snapshot of it, files added from elsewhere), so deleting
+   * them could destroy that table's data. A table that does not exist is left to the drop.
+   */
+  private void requireGcEnabled(Identifier ident) {
+    Table table;
+    try {
+      table = catalog.loadTable(SparkExceptions.toIceberg(ident));
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      return;
+    }
+    ValidationException.check(
+        PropertyUtil.propertyAsBoolean(
+            table.properties(), TableProperties.GC_ENABLED, TableProperties.GC_ENABLED_DEFAULT),
+        "Cannot purge table: GC is disabled (deleting files may corrupt other tables): %s",
+        fullName(ident));
   }
 
   /** Forgets what is kept of a table, so that its next load starts from the catalog. */

@@ -97,6 +97,25 @@ abstract class AlterTableSuite extends CatalogTestBase {
   }
 
   @Test
+  void purgeOfATableWithGcDisabledFailsAndKeepsItsFiles() {
+    sql("CREATE TABLE floe.db.no_gc (id BIGINT) USING iceberg TBLPROPERTIES ('gc.enabled' = 'false')");
+    sql("INSERT INTO floe.db.no_gc VALUES (1), (2)");
+    String location = icebergTable("db.no_gc").location();
+    List<Path> files = dataFilesOnDisk(location);
+    assertThat(files).isNotEmpty();
+
+    assertThatThrownBy(() -> sql("DROP TABLE floe.db.no_gc PURGE"))
+        .hasMessageContaining("Cannot purge table: GC is disabled (deleting files may corrupt other tables)")
+        .hasMessageContaining("db.no_gc");
+
+    assertThat(dataFilesOnDisk(location)).isEqualTo(files);
+    assertThat(sql("SELECT id FROM floe.db.no_gc ORDER BY id")).containsExactly(row(1L), row(2L));
+    sql("ALTER TABLE floe.db.no_gc SET TBLPROPERTIES ('gc.enabled' = 'true')");
+    sql("DROP TABLE floe.db.no_gc PURGE");
+    assertThat(dataFilesOnDisk(location)).isEmpty();
+  }
+
+  @Test
   void addedColumnsAppearWhereAskedAndReadAsNullForOldRows() {
     sql("CREATE TABLE floe.db.added (id BIGINT, st STRUCT<a: INT, b: STRING>) USING iceberg");
     sql("INSERT INTO floe.db.added VALUES (1, named_struct('a', 10, 'b', 'x'))");
