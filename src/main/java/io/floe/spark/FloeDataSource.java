@@ -36,7 +36,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * table before any option is seen, so there the snapshot is read in the table's current schema;
  * Spark's own {@code versionAsOf} and {@code timestampAsOf} options keep the snapshot's schema.)
  */
-public final class FloeDataSource implements TableProvider, DataSourceRegister {
+public class FloeDataSource implements TableProvider, DataSourceRegister {
 
   @Override
   public String shortName() {
