@@ -73,8 +73,10 @@ final class TableChanges {
       if (!add.isNullable()) {
         // rows already written have no value for the column: a required column would make every
         // existing data file unreadable
+        // Iceberg's words first: scripts written for the official runtime match on them
         throw new IllegalArgumentException(
-            "Cannot add column " + name + " to " + table.name()
+            "Incompatible change: cannot add required column: " + name + ". Cannot add column "
+                + name + " to " + table.name()
                 + ": a new column must be nullable, rows already written have no value for it");
       }
       update.addColumn(parent, leaf, type, add.comment());

@@ -151,6 +151,7 @@ abstract class AlterTableSuite extends CatalogTestBase {
     sql("INSERT INTO floe.db.add_required VALUES (1, named_struct('a', 10))");
 
     assertThatThrownBy(() -> sql("ALTER TABLE floe.db.add_required ADD COLUMN n INT NOT NULL"))
+        .hasMessageContaining("Incompatible change: cannot add required column: n")
         .hasMessageContaining("Cannot add column n to floe.db.add_required")
         .hasMessageContaining("a new column must be nullable");
     assertThatThrownBy(() -> sql("ALTER TABLE floe.db.add_required ADD COLUMN st.b INT NOT NULL"))
