@@ -36,19 +36,14 @@ public final class FloeBatch implements Batch, Serializable {
   }
 
   /**
-   * The reader factory; with the session conf {@value #VECTORIZATION_CONF} set to false, or for a
-   * scan of delete-file tasks (the {@code position_deletes} table, read as rows only), the same
+   * The reader factory; with the session conf {@value #VECTORIZATION_CONF} set to false, the same
    * factory with vectorization off, so that every partition is read as rows.
    */
   @Override
   public PartitionReaderFactory createReaderFactory() {
     String vectorization = SQLConf.get().getConfString(VECTORIZATION_CONF, "true");
-    boolean deleteFileTasks =
-        partitions.stream().anyMatch(partition -> !partition.positionDeleteTasks().isEmpty());
     return readerFactory.withVectorization(
-        readerFactory.vectorizationEnabled()
-            && !deleteFileTasks
-            && !"false".equalsIgnoreCase(vectorization.trim()));
+        readerFactory.vectorizationEnabled() && !"false".equalsIgnoreCase(vectorization.trim()));
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.plan.MetadataAggregates;
+import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.List;
@@ -226,7 +228,8 @@ public final class FloeScanBuilder
             conf.numShufflePartitions(),
             conf.cboEnabled() || conf.planStatsEnabled());
     ScanPlanner.Plan plan =
-        ScanPlanner.plan(table, snapshotId, dataTable, filter, schema, readSchema, options, hints);
+        ScanPlanner.plan(
+            table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
     return new FloeScan(
         table.name(),
         metadataLocation(),
@@ -235,7 +238,7 @@ public final class FloeScanBuilder
         schema,
         readSchema,
         filter,
-        plan.partitions(),
+        FloeInputPartition.of(plan.groups()),
         options,
         plan.layout(),
         plan.metrics());

@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.read.plan.PlanOptions;
 import io.floe.spark.util.OptionValues;
 import java.io.Serializable;
 import java.util.Locale;
@@ -143,6 +144,12 @@ public record ReadOptions(
       throw new IllegalArgumentException(
           "Cannot read: set at most one of snapshot-id, as-of-timestamp, branch and tag");
     }
+  }
+
+  /** What the planner needs of these options. */
+  public PlanOptions planOptions() {
+    return new PlanOptions(
+        splitSize, openFileCost, maxPartitionBytes, minPartitions, targetPartitions, caseSensitive);
   }
 
   /**

@@ -89,7 +89,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     for (FloeInputPartition partition : batch.partitions()) {
       assertTravels(partition, Rebuild::partition);
     }
-    FileScanTask task = batch.partitions().get(0).tasks().get(0);
+    FileScanTask task = batch.partitions().get(0).tasks().get(0).asFileScanTask();
     assertThat(Travel.throughKryo(task)).satisfies(copy -> {
       assertThat(copy.file().location()).isEqualTo(task.file().location());
       assertThat(copy.residual().toString()).isEqualTo(task.residual().toString());
@@ -385,7 +385,8 @@ class PlanPiecesTravelTest extends SparkTestBase {
     static FloeReaderFactory readerFactory(FloeReaderFactory original) {
       return new FloeReaderFactory(
           original.tableName(), original.io(), original.tableSchema(), original.readSchema(),
-          original.caseSensitive());
+          original.caseSensitive(), original.vectorizationEnabled(), original.batchSize(),
+          original.prefetchFiles(), original.nameMapping());
     }
 
     static FloeInputPartition partition(FloeInputPartition original) {
