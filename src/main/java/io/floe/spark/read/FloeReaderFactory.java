@@ -180,8 +180,8 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
         && prefetchFiles() == that.prefetchFiles()
         && tableName().equals(that.tableName())
         && PlanValues.sameIo(io(), that.io())
-        && PlanValues.sameSchema(tableSchema(), that.tableSchema())
-        && PlanValues.sameSchema(readSchema(), that.readSchema())
+        && tableSchema().sameSchema(that.tableSchema())
+        && readSchema().sameSchema(that.readSchema())
         && Objects.equals(mappedFields(), that.mappedFields());
   }
 

@@ -41,18 +41,6 @@ public final class ReaderMetrics {
     rowGroupsRead += count;
   }
 
-  long filesRead() {
-    return filesRead;
-  }
-
-  long bytesRead() {
-    return bytesRead;
-  }
-
-  long rowGroupsRead() {
-    return rowGroupsRead;
-  }
-
   /** The current totals of this reader, in the order of {@link #all()}. */
   CustomTaskMetric[] taskValues() {
     return new CustomTaskMetric[] {

@@ -3,9 +3,7 @@ package io.floe.spark.read.plan;
 import io.floe.spark.read.plan.manifest.DataManifestPlanner;
 import io.floe.spark.types.IcebergToSpark;
 import io.floe.spark.types.SparkSchemas;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +13,12 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.AggregateEvaluator;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.types.Comparators;
-import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
@@ -29,6 +26,7 @@ import org.apache.spark.sql.connector.expressions.aggregate.Count;
 import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
 import org.apache.spark.sql.connector.expressions.aggregate.Max;
 import org.apache.spark.sql.connector.expressions.aggregate.Min;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -37,11 +35,20 @@ import org.apache.spark.sql.types.StructType;
  * GROUP BY from the data files' metadata, when that metadata is exact for every file of the
  * snapshot; otherwise there is no answer and Spark scans the rows.
  *
- * <p>Exact means: no file has delete files (deletes hide rows the counts include); every file
- * records the value and null counts of a counted column; every file with a non-null value records
- * both bounds of a column whose minimum or maximum is asked; the column is of a type whose bounds
- * are never truncated (not a string, binary or fixed column, whose bounds Iceberg may shorten);
- * and for float and double columns every file records that it holds no NaN, which has no bound.
+ * <p>Iceberg's {@link AggregateEvaluator} aggregates the files' counts and bounds. Floe decides
+ * before it which aggregations the metadata answers exactly, and is stricter than the evaluator
+ * there, because a wrong answer is worse than a scan:
+ *
+ * <ul>
+ *   <li>no file may have delete files (deletes hide rows the counts include);
+ *   <li>{@code MIN} and {@code MAX} only over columns whose bounds are never truncated (not a
+ *       string, binary or fixed column, whose bounds Iceberg may shorten), which the evaluator does
+ *       not check;
+ *   <li>for float and double columns every file must record that it holds no NaN, which has no
+ *       bound; the evaluator also accepts files that record no NaN count at all;
+ *   <li>files without rows are left out, which the evaluator would count as missing bounds and
+ *       give no answer for.
+ * </ul>
  */
 public final class MetadataAggregates {
   private MetadataAggregates() {}
@@ -78,9 +85,12 @@ public final class MetadataAggregates {
       for (Function function : functions) {
         // stats are selected by the names of the table's current schema; a column it lacks gets
         // none, and a function without its stats gives no answer
-        function.fieldId()
-            .map(id -> table.schema().findColumnName(id))
-            .ifPresent(statsColumns::add);
+        if (function.field() != null) {
+          String name = table.schema().findColumnName(function.field().fieldId());
+          if (name != null) {
+            statsColumns.add(name);
+          }
+        }
       }
       List<FileScanTask> tasks = new ArrayList<>();
       DataManifestPlanner.planFiles(
@@ -89,23 +99,33 @@ public final class MetadataAggregates {
         if (!task.deletes().isEmpty()) {
           return Optional.empty();
         }
-        files.add(task.file());
+        if (task.file().recordCount() != 0) {
+          files.add(task.file());
+        }
       }
     }
 
-    Object[] values = new Object[functions.size()];
+    List<Expression> aggregates = new ArrayList<>(functions.size());
     StructType sparkSchema = new StructType();
     for (int pos = 0; pos < functions.size(); pos++) {
       Function function = functions.get(pos);
-      Optional<Object> value = function.evaluate(files);
-      if (value == null) {
-        return Optional.empty();
+      for (DataFile file : files) {
+        if (!function.noNaN(file)) {
+          return Optional.empty();
+        }
       }
-      values[pos] = value.orElse(null);
+      aggregates.add(function.aggregate());
       sparkSchema = sparkSchema.add("agg_func_" + pos, function.sparkType(), true);
     }
+    AggregateEvaluator evaluator =
+        AggregateEvaluator.create(schema, aggregates);
+    files.forEach(evaluator::update);
+    if (!evaluator.allAggregatorsValid()) {
+      return Optional.empty();
+    }
+    InternalRow row = new IcebergToSpark(evaluator.resultType()).convert(evaluator.result());
     List<String> described = functions.stream().map(Function::describe).toList();
-    return Optional.of(new Answer(sparkSchema, new GenericInternalRow(values), described));
+    return Optional.of(new Answer(sparkSchema, row, described));
   }
 
   /**
@@ -117,180 +137,79 @@ public final class MetadataAggregates {
    */
   public record Answer(StructType schema, InternalRow row, List<String> functions) {}
 
-  /** One aggregate function over the files' metadata. */
-  private abstract static class Function {
+  /**
+   * One aggregate function the metadata can answer.
+   *
+   * @param op the aggregate: {@code COUNT(*)}, {@code COUNT}, {@code MIN} or {@code MAX}
+   * @param field the aggregated column, or null for {@code COUNT(*)}
+   */
+  private record Function(Expression.Operation op, Types.NestedField field) {
     static Optional<Function> of(AggregateFunc func, Schema schema, boolean caseSensitive) {
       if (func instanceof CountStar) {
-        return Optional.of(new CountRows());
+        return Optional.of(new Function(Expression.Operation.COUNT_STAR, null));
       }
       if (func instanceof Count count && !count.isDistinct()) {
-        return column(count.column(), schema, caseSensitive).map(ValueCount::new);
+        return column(count.column(), schema, caseSensitive)
+            .map(field -> new Function(Expression.Operation.COUNT, field));
       }
       if (func instanceof Min min) {
         return column(min.column(), schema, caseSensitive)
             .filter(MetadataAggregates::exactBounds)
-            .map(field -> new Bound(field, true));
+            .map(field -> new Function(Expression.Operation.MIN, field));
       }
       if (func instanceof Max max) {
         return column(max.column(), schema, caseSensitive)
             .filter(MetadataAggregates::exactBounds)
-            .map(field -> new Bound(field, false));
+            .map(field -> new Function(Expression.Operation.MAX, field));
       }
       return Optional.empty();
     }
 
-    /** The id of the column whose statistics the function needs, if any. */
-    abstract Optional<Integer> fieldId();
-
-    abstract org.apache.spark.sql.types.DataType sparkType();
-
-    abstract String describe();
-
-    /**
-     * The value over these files: a present value, an empty one for SQL NULL, or null when the
-     * files' metadata cannot give it exactly.
-     */
-    abstract Optional<Object> evaluate(List<DataFile> files);
-  }
-
-  private static final class CountRows extends Function {
-    @Override
-    Optional<Integer> fieldId() {
-      return Optional.empty();
+    Expression aggregate() {
+      switch (op) {
+        case COUNT_STAR:
+          return Expressions.countStar();
+        case COUNT:
+          return Expressions.count(field.name());
+        case MIN:
+          return Expressions.min(field.name());
+        default:
+          return Expressions.max(field.name());
+      }
     }
 
-    @Override
-    org.apache.spark.sql.types.DataType sparkType() {
-      return DataTypes.LongType;
+    DataType sparkType() {
+      return op == Expression.Operation.MIN || op == Expression.Operation.MAX
+          ? SparkSchemas.toSpark(field.type())
+          : DataTypes.LongType;
     }
 
-    @Override
     String describe() {
-      return "COUNT(*)";
-    }
-
-    @Override
-    Optional<Object> evaluate(List<DataFile> files) {
-      long rows = 0;
-      for (DataFile file : files) {
-        if (file.recordCount() < 0) {
-          return null;
-        }
-        rows += file.recordCount();
+      switch (op) {
+        case COUNT_STAR:
+          return "COUNT(*)";
+        case COUNT:
+          return "COUNT(" + field.name() + ")";
+        case MIN:
+          return "MIN(" + field.name() + ")";
+        default:
+          return "MAX(" + field.name() + ")";
       }
-      return Optional.of(rows);
-    }
-  }
-
-  private static final class ValueCount extends Function {
-    private final Types.NestedField field;
-
-    ValueCount(Types.NestedField field) {
-      this.field = field;
     }
 
-    @Override
-    Optional<Integer> fieldId() {
-      return Optional.of(field.fieldId());
-    }
-
-    @Override
-    org.apache.spark.sql.types.DataType sparkType() {
-      return DataTypes.LongType;
-    }
-
-    @Override
-    String describe() {
-      return "COUNT(" + field.name() + ")";
-    }
-
-    @Override
-    Optional<Object> evaluate(List<DataFile> files) {
-      long count = 0;
-      for (DataFile file : files) {
-        Long values = count(file.valueCounts(), field.fieldId());
-        Long nulls = count(file.nullValueCounts(), field.fieldId());
-        if (values == null || nulls == null) {
-          return null;
-        }
-        count += values - nulls;
+    /** Whether the file records that it holds no NaN of a float or double bound column. */
+    boolean noNaN(DataFile file) {
+      if (op != Expression.Operation.MIN && op != Expression.Operation.MAX) {
+        return true;
       }
-      return Optional.of(count);
-    }
-  }
-
-  private static final class Bound extends Function {
-    private final Types.NestedField field;
-    private final boolean min;
-    private final Type.PrimitiveType type;
-    private final Comparator<Object> comparator;
-
-    Bound(Types.NestedField field, boolean min) {
-      this.field = field;
-      this.min = min;
-      this.type = field.type().asPrimitiveType();
-      this.comparator = Comparators.forType(type);
-    }
-
-    @Override
-    Optional<Integer> fieldId() {
-      return Optional.of(field.fieldId());
-    }
-
-    @Override
-    org.apache.spark.sql.types.DataType sparkType() {
-      return SparkSchemas.toSpark(field.type());
-    }
-
-    @Override
-    String describe() {
-      return (min ? "MIN(" : "MAX(") + field.name() + ")";
-    }
-
-    @Override
-    Optional<Object> evaluate(List<DataFile> files) {
-      Object result = null;
-      for (DataFile file : files) {
-        Long values = count(file.valueCounts(), field.fieldId());
-        Long nulls = count(file.nullValueCounts(), field.fieldId());
-        if (values == null || nulls == null) {
-          return null;
-        }
-        if (type.typeId() == Type.TypeID.FLOAT || type.typeId() == Type.TypeID.DOUBLE) {
-          Long nans = count(file.nanValueCounts(), field.fieldId());
-          if (nans == null || nans > 0) {
-            return null;
-          }
-        }
-        if (values.equals(nulls)) {
-          continue;
-        }
-        Object bound = bound(min ? file.lowerBounds() : file.upperBounds());
-        if (bound == null) {
-          return null;
-        }
-        int cmp = result == null ? 0 : comparator.compare(bound, result);
-        if (result == null || (min ? cmp < 0 : cmp > 0)) {
-          result = bound;
-        }
+      Type.TypeID type = field.type().typeId();
+      if (type != Type.TypeID.FLOAT && type != Type.TypeID.DOUBLE) {
+        return true;
       }
-      if (result == null) {
-        return Optional.empty();
-      }
-      Types.StructType struct = Types.StructType.of(field);
-      InternalRow converted =
-          new IcebergToSpark(struct).convert(new SingleValue(result));
-      return Optional.ofNullable(converted.get(0, sparkType()));
+      Map<Integer, Long> nans = file.nanValueCounts();
+      Long count = nans == null ? null : nans.get(field.fieldId());
+      return count != null && count == 0;
     }
-
-    private Object bound(Map<Integer, ByteBuffer> bounds) {
-      ByteBuffer buffer = bounds == null ? null : bounds.get(field.fieldId());
-      return buffer == null ? null : Conversions.fromByteBuffer(type, buffer);
-    }
-  }
-
-  private static Long count(Map<Integer, Long> counts, int fieldId) {
-    return counts == null ? null : counts.get(fieldId);
   }
 
   /** A top-level primitive column named by the reference. */
@@ -327,30 +246,6 @@ public final class MetadataAggregates {
         return true;
       default:
         return false;
-    }
-  }
-
-  /** A one-field row. */
-  private static final class SingleValue implements org.apache.iceberg.StructLike {
-    private final Object value;
-
-    SingleValue(Object value) {
-      this.value = value;
-    }
-
-    @Override
-    public int size() {
-      return 1;
-    }
-
-    @Override
-    public <T> T get(int pos, Class<T> javaClass) {
-      return javaClass.cast(value);
-    }
-
-    @Override
-    public <T> void set(int pos, T newValue) {
-      throw new UnsupportedOperationException("Cannot set a value of a read-only row");
     }
   }
 }

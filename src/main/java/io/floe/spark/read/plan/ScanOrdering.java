@@ -98,11 +98,6 @@ final class ScanOrdering {
     return sortKeys;
   }
 
-  /** The source column whose bounds order the files of a group. */
-  int firstSourceId() {
-    return firstSourceId;
-  }
-
   /** The order to read a group's tasks in: by the first sort column's bounds, then file order. */
   Comparator<FileScanTask> taskOrder() {
     Comparator<FileScanTask> byBound =
