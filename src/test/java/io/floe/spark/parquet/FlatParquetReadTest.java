@@ -238,7 +238,7 @@ class FlatParquetReadTest extends SparkTestBase {
    * Decodes every batch of {@code location}'s columns of {@code projection} with Floe's own
    * decoder, as a scan would ask for them; the rows decoded, or null when it turns the file down.
    */
-  private static Long flatlyDecodedRows(String location, Schema projection) throws IOException {
+  static Long flatlyDecodedRows(String location, Schema projection) throws IOException {
     Configuration conf = spark.sessionState().newHadoopConf();
     Path path = new Path(location);
     HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
