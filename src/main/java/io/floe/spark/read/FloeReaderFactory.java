@@ -55,15 +55,10 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
       int batchSize,
       int prefetchFiles,
       NameMapping nameMapping) {
-    this(
+    this.settings =
         new ReadSettings(
             tableName, io, tableSchema, readSchema, caseSensitive, batchSize, prefetchFiles,
-            nameMapping),
-        vectorizationEnabled);
-  }
-
-  private FloeReaderFactory(ReadSettings settings, boolean vectorizationEnabled) {
-    this.settings = settings;
+            nameMapping);
     this.vectorizationEnabled = vectorizationEnabled;
   }
 
@@ -103,23 +98,17 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
     return settings.nameMapping();
   }
 
-  /** This factory with vectorization turned on or off; this same factory when unchanged. */
-  public FloeReaderFactory withVectorization(boolean enabled) {
-    if (enabled == vectorizationEnabled) {
-      return this;
-    }
-    return new FloeReaderFactory(settings, enabled);
-  }
-
-  /** Whether this factory's partitions of file tasks are read as columnar batches. */
-  public boolean columnar() {
-    return vectorizationEnabled && ColumnarSupport.supportsScan(settings.readSchema());
-  }
-
-  /** Whether the partition is read as columnar batches: never for delete-file tasks. */
+  /**
+   * Whether the partition is read as columnar batches: the one place a read decides it. Yes when
+   * vectorization is enabled (the resolved option {@code vectorization-enabled}), {@link
+   * ColumnarSupport} accepts the read schema and the partition holds file tasks, not the
+   * delete-file tasks of a {@code position_deletes} scan.
+   */
   @Override
   public boolean supportColumnarReads(InputPartition partition) {
-    return columnar() && !deleteFileTasks(floePartition(partition));
+    return vectorizationEnabled
+        && ColumnarSupport.supportsScan(settings.readSchema())
+        && !deleteFileTasks(floePartition(partition));
   }
 
   @Override

@@ -18,7 +18,6 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
@@ -245,24 +244,8 @@ public final class FloeScanBuilder
   }
 
   private Long snapshotToRead() {
-    if (options.snapshotId() != null) {
-      if (table.snapshot(options.snapshotId()) == null) {
-        throw new IllegalArgumentException(
-            "Cannot read " + table.name() + ": snapshot " + options.snapshotId() + " does not exist");
-      }
-      return options.snapshotId();
-    }
-    if (options.asOfTimestamp() != null) {
-      return SnapshotUtil.snapshotIdAsOfTime(table, options.asOfTimestamp());
-    }
-    String ref = options.branch() != null ? options.branch() : options.tag();
-    if (ref != null) {
-      Snapshot snapshot = table.snapshot(ref);
-      if (snapshot == null) {
-        throw new IllegalArgumentException(
-            "Cannot read " + table.name() + ": branch or tag '" + ref + "' does not exist");
-      }
-      return snapshot.snapshotId();
+    if (options.timeTravel() != null) {
+      return options.timeTravel().snapshotId(table);
     }
     if (pinnedSnapshotId != null) {
       return pinnedSnapshotId;

@@ -45,10 +45,6 @@ final class TaskPrefetcher<T extends Closeable> implements Closeable {
   private final Deque<Slot<T>> ahead = new ArrayDeque<>();
 
   TaskPrefetcher(List<FileScanTask> tasks, int depth, Function<FileScanTask, T> opener) {
-    if (depth < 0) {
-      throw new IllegalArgumentException(
-          "Cannot prefetch files: prefetch-files must not be negative: " + depth);
-    }
     this.tasks = tasks.iterator();
     this.depth = depth;
     this.opener = opener;
