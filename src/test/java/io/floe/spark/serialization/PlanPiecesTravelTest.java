@@ -25,6 +25,8 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -115,6 +117,36 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(readThrough(batch, Rebuild::any, SCHEMA)).isEqualTo(original);
     assertThat(readThrough(batch, Travel::throughJava, SCHEMA)).isEqualTo(original);
     assertThat(readThrough(batch, Travel::throughKryo, SCHEMA)).isEqualTo(original);
+  }
+
+  @Test
+  void readerFactoriesEqualOnlyWithTheSameBatchSizePrefetchNameMappingAndVectorization() {
+    createTable("factory_settings");
+    FloeReaderFactory planned =
+        ((FloeBatch) scan("factory_settings", SMALL_SPLITS, null, null).toBatch()).readerFactory();
+    NameMapping mapping = MappingUtil.create(planned.tableSchema());
+    FloeReaderFactory tuned = factory(planned, false, 77, 0, mapping);
+
+    assertTravels(tuned, Rebuild::readerFactory);
+    assertThat(Rebuild.readerFactory(tuned)).isNotEqualTo(planned);
+    assertThat(
+            List.of(
+                factory(tuned, false, 78, 0, mapping),
+                factory(tuned, false, 77, 1, mapping),
+                factory(tuned, false, 77, 0, null),
+                factory(tuned, true, 77, 0, mapping)))
+        .allSatisfy(other -> assertThat(other).isNotEqualTo(tuned));
+  }
+
+  private static FloeReaderFactory factory(
+      FloeReaderFactory base,
+      boolean vectorizationEnabled,
+      int batchSize,
+      int prefetchFiles,
+      NameMapping nameMapping) {
+    return new FloeReaderFactory(
+        base.tableName(), base.io(), base.tableSchema(), base.readSchema(), base.caseSensitive(),
+        vectorizationEnabled, batchSize, prefetchFiles, nameMapping);
   }
 
   @Test
