@@ -36,7 +36,7 @@ public record TimeTravel(Kind kind, String name, long timestampMillis) implement
   }
 
   /** The read options that ask for time travel, in the order messages list them. */
-  public static final List<String> OPTIONS =
+  private static final List<String> OPTIONS =
       List.of(ReadOptions.SNAPSHOT_ID, ReadOptions.AS_OF_TIMESTAMP, ReadOptions.BRANCH, ReadOptions.TAG);
 
   public TimeTravel {

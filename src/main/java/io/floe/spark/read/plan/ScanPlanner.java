@@ -32,8 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plans a snapshot's file tasks on the driver, once, and packs them into input partitions. The same
- * snapshot, filter and options give the same partitions in the same order.
+ * Plans a snapshot's file tasks on the driver, once, and packs them into task groups, one per input
+ * partition. The same snapshot, filter and options give the same groups in the same order.
  *
  * <p>Tasks are split at row-group boundaries and packed into groups balanced by bytes ({@link
  * TaskGrouping}). When the tasks share a spec of identity and bucket transforms and the scan may
