@@ -5,16 +5,12 @@ import io.floe.spark.read.exec.FloeColumnarReader;
 import io.floe.spark.read.exec.FloeRowReader;
 import io.floe.spark.read.exec.PositionDeletesReader;
 import io.floe.spark.read.exec.ReadSettings;
-import io.floe.spark.util.PlanValues;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PositionDeletesScanTask;
 import org.apache.iceberg.ScanTask;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.mapping.NameMapping;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -34,68 +30,20 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
   private final boolean vectorizationEnabled;
 
   /**
-   * @param tableName the table's name, for messages
-   * @param io the table's FileIO, which opens data and delete files
-   * @param tableSchema the schema the tasks were planned with (delete files resolve against it)
-   * @param readSchema the projected schema to produce, metadata columns included
-   * @param caseSensitive whether residual filters bind case-sensitively
+   * @param settings what every reader of the scan needs
    * @param vectorizationEnabled whether Parquet may be read into columnar batches
-   * @param batchSize the most rows in one columnar batch
-   * @param prefetchFiles files a reader opens ahead of the one it reads; 0 disables prefetching
-   * @param nameMapping the table's name mapping ({@code schema.name-mapping.default}) for files
-   *     written without field ids, or null
    */
-  public FloeReaderFactory(
-      String tableName,
-      FileIO io,
-      Schema tableSchema,
-      Schema readSchema,
-      boolean caseSensitive,
-      boolean vectorizationEnabled,
-      int batchSize,
-      int prefetchFiles,
-      NameMapping nameMapping) {
-    this.settings =
-        new ReadSettings(
-            tableName, io, tableSchema, readSchema, caseSensitive, batchSize, prefetchFiles,
-            nameMapping);
+  public FloeReaderFactory(ReadSettings settings, boolean vectorizationEnabled) {
+    this.settings = Objects.requireNonNull(settings, "settings is null");
     this.vectorizationEnabled = vectorizationEnabled;
   }
 
-  public String tableName() {
-    return settings.tableName();
-  }
-
-  public FileIO io() {
-    return settings.io();
-  }
-
-  public Schema tableSchema() {
-    return settings.tableSchema();
-  }
-
-  public Schema readSchema() {
-    return settings.readSchema();
-  }
-
-  public boolean caseSensitive() {
-    return settings.caseSensitive();
+  public ReadSettings settings() {
+    return settings;
   }
 
   public boolean vectorizationEnabled() {
     return vectorizationEnabled;
-  }
-
-  public int batchSize() {
-    return settings.batchSize();
-  }
-
-  public int prefetchFiles() {
-    return settings.prefetchFiles();
-  }
-
-  public NameMapping nameMapping() {
-    return settings.nameMapping();
   }
 
   /**
@@ -127,7 +75,7 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
     FloeInputPartition floePartition = floePartition(partition);
     if (!supportColumnarReads(floePartition)) {
       throw new UnsupportedOperationException(
-          "Cannot read " + tableName() + " as columnar batches: the scan is read as rows");
+          "Cannot read " + settings.tableName() + " as columnar batches: the scan is read as rows");
     }
     return new FloeColumnarReader(settings, fileTasks(floePartition));
   }
@@ -149,7 +97,7 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
   private FloeInputPartition floePartition(InputPartition partition) {
     if (!(partition instanceof FloeInputPartition)) {
       throw new IllegalArgumentException(
-          "Cannot read " + tableName() + ": not a Floe input partition: " + partition);
+          "Cannot read " + settings.tableName() + ": not a Floe input partition: " + partition);
     }
     return (FloeInputPartition) partition;
   }
@@ -163,47 +111,16 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
       return false;
     }
     FloeReaderFactory that = (FloeReaderFactory) other;
-    return vectorizationEnabled == that.vectorizationEnabled
-        && caseSensitive() == that.caseSensitive()
-        && batchSize() == that.batchSize()
-        && prefetchFiles() == that.prefetchFiles()
-        && tableName().equals(that.tableName())
-        && PlanValues.sameIo(io(), that.io())
-        && tableSchema().sameSchema(that.tableSchema())
-        && readSchema().sameSchema(that.readSchema())
-        && Objects.equals(mappedFields(), that.mappedFields());
-  }
-
-  private Object mappedFields() {
-    return nameMapping() == null ? null : nameMapping().asMappedFields();
+    return vectorizationEnabled == that.vectorizationEnabled && settings.equals(that.settings);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(
-        tableName(), PlanValues.ioHash(io()), PlanValues.schemaHash(tableSchema()),
-        PlanValues.schemaHash(readSchema()), caseSensitive(), vectorizationEnabled, batchSize(),
-        prefetchFiles());
+    return Objects.hash(settings, vectorizationEnabled);
   }
 
   @Override
   public String toString() {
-    return "FloeReaderFactory{table="
-        + tableName()
-        + ", io="
-        + PlanValues.describeIo(io())
-        + ", readSchema="
-        + readSchema().asStruct()
-        + ", caseSensitive="
-        + caseSensitive()
-        + ", vectorizationEnabled="
-        + vectorizationEnabled
-        + ", batchSize="
-        + batchSize()
-        + ", prefetchFiles="
-        + prefetchFiles()
-        + ", nameMapping="
-        + (nameMapping() != null)
-        + "}";
+    return "FloeReaderFactory{settings=" + settings + ", vectorizationEnabled=" + vectorizationEnabled + "}";
   }
 }

@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.read.exec.ReaderMetrics;
 import io.floe.spark.read.plan.DriverMetrics;
 import io.floe.spark.read.plan.RuntimeFilters;
@@ -170,11 +171,13 @@ public final class FloeScan
     return new FloeBatch(
         filtered,
         new FloeReaderFactory(
-            tableName, io, tableSchema, readSchema, options.caseSensitive(),
-            options.vectorizationEnabled(), options.batchSize(), options.prefetchFiles(),
-            options.nameMapping() == null
-                ? null
-                : NameMappingParser.fromJson(options.nameMapping())));
+            new ReadSettings(
+                tableName, io, tableSchema, readSchema, options.caseSensitive(),
+                options.batchSize(), options.prefetchFiles(),
+                options.nameMapping() == null
+                    ? null
+                    : NameMappingParser.fromJson(options.nameMapping())),
+            options.vectorizationEnabled()));
   }
 
   @Override

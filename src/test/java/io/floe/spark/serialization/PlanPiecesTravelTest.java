@@ -9,6 +9,7 @@ import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.FloeDataWriterFactory;
@@ -124,7 +125,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     createTable("factory_settings");
     FloeReaderFactory planned =
         ((FloeBatch) scan("factory_settings", SMALL_SPLITS, null, null).toBatch()).readerFactory();
-    NameMapping mapping = MappingUtil.create(planned.tableSchema());
+    NameMapping mapping = MappingUtil.create(planned.settings().tableSchema());
     FloeReaderFactory tuned = factory(planned, false, 77, 0, mapping);
 
     assertTravels(tuned, Rebuild::readerFactory);
@@ -144,9 +145,12 @@ class PlanPiecesTravelTest extends SparkTestBase {
       int batchSize,
       int prefetchFiles,
       NameMapping nameMapping) {
+    ReadSettings settings = base.settings();
     return new FloeReaderFactory(
-        base.tableName(), base.io(), base.tableSchema(), base.readSchema(), base.caseSensitive(),
-        vectorizationEnabled, batchSize, prefetchFiles, nameMapping);
+        new ReadSettings(
+            settings.tableName(), settings.io(), settings.tableSchema(), settings.readSchema(),
+            settings.caseSensitive(), batchSize, prefetchFiles, nameMapping),
+        vectorizationEnabled);
   }
 
   @Test
@@ -305,7 +309,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(before).hasSize(9);
     assertThat(Travel.read(planned.readerFactory(), planned.partitions(), SCHEMA)).isEqualTo(before);
     assertThat(Travel.read(shipped.readerFactory(), shipped.partitions(), SCHEMA)).isEqualTo(before);
-    assertThat(planned.readerFactory().readSchema().columns()).extracting(field -> field.name())
+    assertThat(planned.readerFactory().settings().readSchema().columns()).extracting(field -> field.name())
         .containsExactly("id", "data", "category");
 
     FloeScan fresh = scan("pinned", SMALL_SPLITS, null, null);
@@ -415,10 +419,13 @@ class PlanPiecesTravelTest extends SparkTestBase {
     }
 
     static FloeReaderFactory readerFactory(FloeReaderFactory original) {
+      ReadSettings settings = original.settings();
       return new FloeReaderFactory(
-          original.tableName(), original.io(), original.tableSchema(), original.readSchema(),
-          original.caseSensitive(), original.vectorizationEnabled(), original.batchSize(),
-          original.prefetchFiles(), original.nameMapping());
+          new ReadSettings(
+              settings.tableName(), settings.io(), settings.tableSchema(), settings.readSchema(),
+              settings.caseSensitive(), settings.batchSize(), settings.prefetchFiles(),
+              settings.nameMapping()),
+          original.vectorizationEnabled());
     }
 
     static FloeInputPartition partition(FloeInputPartition original) {

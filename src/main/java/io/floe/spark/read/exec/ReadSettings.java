@@ -1,5 +1,6 @@
 package io.floe.spark.read.exec;
 
+import io.floe.spark.util.PlanValues;
 import java.io.Serializable;
 import java.util.Objects;
 import org.apache.iceberg.Schema;
@@ -54,5 +55,54 @@ public record ReadSettings(
   IllegalStateException openFailure(String location, RuntimeException cause) {
     return new IllegalStateException(
         "Cannot read " + location + " of " + tableName + ": " + cause, cause);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof ReadSettings)) {
+      return false;
+    }
+    ReadSettings that = (ReadSettings) other;
+    return caseSensitive == that.caseSensitive
+        && batchSize == that.batchSize
+        && prefetchFiles == that.prefetchFiles
+        && tableName.equals(that.tableName)
+        && PlanValues.sameIo(io, that.io)
+        && tableSchema.sameSchema(that.tableSchema)
+        && readSchema.sameSchema(that.readSchema)
+        && Objects.equals(mappedFields(), that.mappedFields());
+  }
+
+  private Object mappedFields() {
+    return nameMapping == null ? null : nameMapping.asMappedFields();
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        tableName, PlanValues.ioHash(io), PlanValues.schemaHash(tableSchema),
+        PlanValues.schemaHash(readSchema), caseSensitive, batchSize, prefetchFiles);
+  }
+
+  @Override
+  public String toString() {
+    return "ReadSettings{table="
+        + tableName
+        + ", io="
+        + PlanValues.describeIo(io)
+        + ", readSchema="
+        + readSchema.asStruct()
+        + ", caseSensitive="
+        + caseSensitive
+        + ", batchSize="
+        + batchSize
+        + ", prefetchFiles="
+        + prefetchFiles
+        + ", nameMapping="
+        + (nameMapping != null)
+        + "}";
   }
 }

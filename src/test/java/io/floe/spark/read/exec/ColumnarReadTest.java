@@ -323,8 +323,8 @@ class ColumnarReadTest extends SparkTestBase {
     Dataset<Row> df =
         spark.read().option("batch-size", "3").option("prefetch-files", "0").table("floe.col.opts");
     FloeReaderFactory factory = (FloeReaderFactory) floeScan(df).toBatch().createReaderFactory();
-    assertThat(factory.batchSize()).isEqualTo(3);
-    assertThat(factory.prefetchFiles()).isZero();
+    assertThat(factory.settings().batchSize()).isEqualTo(3);
+    assertThat(factory.settings().prefetchFiles()).isZero();
     assertThat(df.collectAsList()).hasSize(10);
   }
 
@@ -387,8 +387,10 @@ class ColumnarReadTest extends SparkTestBase {
   private static FloeReaderFactory factory(
       FloeScan scan, boolean vectorized, int batchSize, int prefetch, NameMapping mapping) {
     return new FloeReaderFactory(
-        scan.tableName(), scan.io(), scan.tableSchema(), scan.projectedSchema(), true, vectorized,
-        batchSize, prefetch, mapping);
+        new ReadSettings(
+            scan.tableName(), scan.io(), scan.tableSchema(), scan.projectedSchema(), true,
+            batchSize, prefetch, mapping),
+        vectorized);
   }
 
   /** What reading every partition through one factory gave. */
@@ -410,7 +412,7 @@ class ColumnarReadTest extends SparkTestBase {
 
   private static Read read(FloeReaderFactory factory, List<FloeInputPartition> partitions)
       throws IOException {
-    StructType schema = io.floe.spark.types.SparkSchemas.toSpark(factory.readSchema());
+    StructType schema = io.floe.spark.types.SparkSchemas.toSpark(factory.settings().readSchema());
     Read read = new Read();
     for (FloeInputPartition partition : partitions) {
       assertThat(factory.supportColumnarReads(partition)).isEqualTo(factory.vectorizationEnabled());
