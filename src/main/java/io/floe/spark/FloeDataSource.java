@@ -2,8 +2,7 @@ package io.floe.spark;
 
 import io.floe.spark.catalog.CatalogTableLoader;
 import io.floe.spark.catalog.FloeTable;
-import io.floe.spark.catalog.TimeTravelOptions;
-import io.floe.spark.read.ReadOptions;
+import io.floe.spark.read.TimeTravel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +70,8 @@ public class FloeDataSource implements TableProvider, DataSourceRegister {
 
   private static FloeTable loadLocation(String location, CaseInsensitiveStringMap options) {
     Table table = new HadoopTables(new Configuration()).load(location);
-    Long snapshotId = TimeTravelOptions.snapshotId(table, options);
+    TimeTravel travel = TimeTravel.fromOptions(options);
+    Long snapshotId = travel == null ? null : travel.snapshotId(table);
     return new FloeTable(table, new CatalogTableLoader(null, Map.of(), location), snapshotId);
   }
 
@@ -106,16 +106,15 @@ public class FloeDataSource implements TableProvider, DataSourceRegister {
         Identifier.of(
             rest.subList(0, rest.size() - 1).toArray(new String[0]), rest.get(rest.size() - 1));
     try {
-      String version = TimeTravelOptions.version(options);
-      if (version != null) {
-        return catalog.loadTable(ident, version);
+      TimeTravel travel = TimeTravel.fromOptions(options);
+      if (travel == null) {
+        return catalog.loadTable(ident);
       }
-      String timestamp = options.get(ReadOptions.AS_OF_TIMESTAMP);
-      if (timestamp != null) {
+      if (travel.kind() == TimeTravel.Kind.TIMESTAMP) {
         return catalog.loadTable(
-            ident, TimeUnit.MILLISECONDS.toMicros(TimeTravelOptions.millis(timestamp)));
+            ident, TimeUnit.MILLISECONDS.toMicros(travel.timestampMillis()));
       }
-      return catalog.loadTable(ident);
+      return catalog.loadTable(ident, travel.version());
     } catch (NoSuchTableException e) {
       throw new IllegalArgumentException("Cannot load table " + name + ": it does not exist", e);
     }

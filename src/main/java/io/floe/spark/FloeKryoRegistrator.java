@@ -8,6 +8,7 @@ import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ReadOptions;
+import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.FloeDataWriterFactory;
@@ -78,6 +79,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 FloeScan.class,
                 FloeInputPartition.class,
                 FloeReaderFactory.class,
+                ReadSettings.class,
                 FloeBatch.class,
                 ReadOptions.class,
                 FloeWrite.class,

@@ -1,16 +1,15 @@
 package io.floe.spark.catalog;
 
+import io.floe.spark.read.TimeTravel;
 import io.floe.spark.util.Redaction;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
@@ -23,7 +22,6 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.util.LocationUtil;
 import org.apache.iceberg.util.PropertyUtil;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -96,30 +94,20 @@ public final class FloeCatalogSupport {
     }
   }
 
-  /** Time travel by snapshot id, or by branch or tag name. */
+  /** Time travel by snapshot id, or by branch or tag name (SQL {@code VERSION AS OF}). */
   public FloeTable loadTable(Identifier ident, String version) throws NoSuchTableException {
     Table table = loadIceberg(ident);
-    Snapshot snapshot = null;
-    if (version.chars().allMatch(Character::isDigit)) {
-      snapshot = table.snapshot(Long.parseLong(version));
-    }
-    if (snapshot == null) {
-      snapshot = table.snapshot(version);
-    }
-    if (snapshot == null) {
-      throw new IllegalArgumentException(
-          "Cannot time travel " + table.name() + " to version '" + version
-              + "': no such snapshot id, branch or tag");
-    }
-    return new FloeTable(table, loader(ident), snapshot.snapshotId());
+    return new FloeTable(table, loader(ident), TimeTravel.version(version).snapshotId(table));
   }
 
-  /** Time travel to the snapshot current at a time, given in microseconds since the epoch. */
+  /**
+   * Time travel to the snapshot current at a time, given in microseconds since the epoch (SQL
+   * {@code TIMESTAMP AS OF}).
+   */
   public FloeTable loadTableAsOf(Identifier ident, long timestampMicros) throws NoSuchTableException {
     Table table = loadIceberg(ident);
-    long millis = TimeUnit.MICROSECONDS.toMillis(timestampMicros);
-    long snapshotId = SnapshotUtil.snapshotIdAsOfTime(table, millis);
-    return new FloeTable(table, loader(ident), snapshotId);
+    return new FloeTable(
+        table, loader(ident), TimeTravel.asOfMicros(timestampMicros).snapshotId(table));
   }
 
   public boolean tableExists(Identifier ident) {

@@ -1,5 +1,6 @@
 package io.floe.spark.read;
 
+import io.floe.spark.read.plan.MetadataAggregates;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Objects;

@@ -6,13 +6,15 @@ import java.util.Objects;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
-import org.apache.spark.sql.internal.SQLConf;
 
 /** A planned scan as Spark runs it: the input partitions and the factory that reads them. */
 public final class FloeBatch implements Batch, Serializable {
-  /** Session conf that turns columnar reads off for every scan ({@code true} by default). */
+  /**
+   * Session conf that turns columnar reads off for every scan ({@code true} by default); it is
+   * resolved with the other read options ({@link ReadOptions#vectorizationEnabled()}).
+   */
   public static final String VECTORIZATION_CONF =
-      ReadOptions.SESSION_PREFIX + "vectorization-enabled";
+      ReadOptions.SESSION_PREFIX + ReadOptions.VECTORIZATION_ENABLED;
 
   private final List<FloeInputPartition> partitions;
   private final FloeReaderFactory readerFactory;
@@ -36,19 +38,12 @@ public final class FloeBatch implements Batch, Serializable {
   }
 
   /**
-   * The reader factory; with the session conf {@value #VECTORIZATION_CONF} set to false, or for a
-   * scan of delete-file tasks (the {@code position_deletes} table, read as rows only), the same
-   * factory with vectorization off, so that every partition is read as rows.
+   * The planned reader factory, which alone decides per partition whether it is read as columnar
+   * batches.
    */
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    String vectorization = SQLConf.get().getConfString(VECTORIZATION_CONF, "true");
-    boolean deleteFileTasks =
-        partitions.stream().anyMatch(partition -> !partition.positionDeleteTasks().isEmpty());
-    return readerFactory.withVectorization(
-        readerFactory.vectorizationEnabled()
-            && !deleteFileTasks
-            && !"false".equalsIgnoreCase(vectorization.trim()));
+    return readerFactory;
   }
 
   @Override

@@ -1,6 +1,12 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.exec.ReadSettings;
+import io.floe.spark.read.exec.ReaderMetrics;
+import io.floe.spark.read.plan.DriverMetrics;
+import io.floe.spark.read.plan.RuntimeFilters;
+import io.floe.spark.read.plan.ScanLayout;
+import io.floe.spark.read.plan.ScanStatistics;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.util.PlanValues;
 import java.io.Serializable;
@@ -10,7 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -165,16 +171,18 @@ public final class FloeScan
     return new FloeBatch(
         filtered,
         new FloeReaderFactory(
-            tableName, io, tableSchema, readSchema, options.caseSensitive(),
-            options.vectorizationEnabled(), options.batchSize(), options.prefetchFiles(),
-            options.nameMapping() == null
-                ? null
-                : NameMappingParser.fromJson(options.nameMapping())));
+            new ReadSettings(
+                tableName, io, tableSchema, readSchema, options.caseSensitive(),
+                options.batchSize(), options.prefetchFiles(),
+                options.nameMapping() == null
+                    ? null
+                    : NameMappingParser.fromJson(options.nameMapping())),
+            options.vectorizationEnabled()));
   }
 
   @Override
   public Statistics estimateStatistics() {
-    return ScanStatistics.of(filtered, readSchema, tableSchema);
+    return ScanStatistics.of(FloeInputPartition.groups(filtered), readSchema, tableSchema);
   }
 
   @Override
@@ -194,7 +202,7 @@ public final class FloeScan
   @Override
   public NamedReference[] filterAttributes() {
     // Spark resolves these against the scan's output, so only projected columns can be offered
-    return RuntimeFilters.attributes(partitions, readSchema);
+    return RuntimeFilters.attributes(FloeInputPartition.groups(partitions), readSchema);
   }
 
   @Override
@@ -211,9 +219,10 @@ public final class FloeScan
       return;
     }
     List<FloeInputPartition> remaining =
-        RuntimeFilters.apply(
-            partitions, runtime, tableSchema, options.caseSensitive(), layout,
-            options.openFileCost());
+        FloeInputPartition.of(
+            RuntimeFilters.apply(
+                FloeInputPartition.groups(partitions), runtime, tableSchema,
+                options.caseSensitive(), layout, options.openFileCost()));
     this.runtimeSkippedFiles = files(partitions).size() - files(remaining).size();
     this.filtered = remaining;
   }
@@ -221,8 +230,10 @@ public final class FloeScan
   private static Set<String> files(List<FloeInputPartition> groups) {
     Set<String> files = new HashSet<>();
     for (FloeInputPartition group : groups) {
-      for (FileScanTask task : group.tasks()) {
-        files.add(task.file().location());
+      for (ScanTask task : group.tasks()) {
+        if (task.isFileScanTask()) {
+          files.add(task.asFileScanTask().file().location());
+        }
       }
     }
     return files;
@@ -282,8 +293,8 @@ public final class FloeScan
         && Objects.equals(metadataLocation, that.metadataLocation)
         && Objects.equals(snapshotId, that.snapshotId)
         && PlanValues.sameIo(io, that.io)
-        && PlanValues.sameSchema(tableSchema, that.tableSchema)
-        && PlanValues.sameSchema(readSchema, that.readSchema)
+        && tableSchema.sameSchema(that.tableSchema)
+        && readSchema.sameSchema(that.readSchema)
         && filter.toString().equals(that.filter.toString())
         && partitions.equals(that.partitions)
         && options.equals(that.options)

@@ -1,6 +1,8 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.plan.MetadataAggregates;
+import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +18,6 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
@@ -226,7 +227,8 @@ public final class FloeScanBuilder
             conf.numShufflePartitions(),
             conf.cboEnabled() || conf.planStatsEnabled());
     ScanPlanner.Plan plan =
-        ScanPlanner.plan(table, snapshotId, dataTable, filter, schema, readSchema, options, hints);
+        ScanPlanner.plan(
+            table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
     return new FloeScan(
         table.name(),
         metadataLocation(),
@@ -235,31 +237,15 @@ public final class FloeScanBuilder
         schema,
         readSchema,
         filter,
-        plan.partitions(),
+        FloeInputPartition.of(plan.groups()),
         options,
         plan.layout(),
         plan.metrics());
   }
 
   private Long snapshotToRead() {
-    if (options.snapshotId() != null) {
-      if (table.snapshot(options.snapshotId()) == null) {
-        throw new IllegalArgumentException(
-            "Cannot read " + table.name() + ": snapshot " + options.snapshotId() + " does not exist");
-      }
-      return options.snapshotId();
-    }
-    if (options.asOfTimestamp() != null) {
-      return SnapshotUtil.snapshotIdAsOfTime(table, options.asOfTimestamp());
-    }
-    String ref = options.branch() != null ? options.branch() : options.tag();
-    if (ref != null) {
-      Snapshot snapshot = table.snapshot(ref);
-      if (snapshot == null) {
-        throw new IllegalArgumentException(
-            "Cannot read " + table.name() + ": branch or tag '" + ref + "' does not exist");
-      }
-      return snapshot.snapshotId();
+    if (options.timeTravel() != null) {
+      return options.timeTravel().snapshotId(table);
     }
     if (pinnedSnapshotId != null) {
       return pinnedSnapshotId;

@@ -1,12 +1,10 @@
 package io.floe.spark.read;
 
-import io.floe.spark.util.OptionValues;
+import io.floe.spark.read.plan.PlanOptions;
+import io.floe.spark.util.OptionResolver;
 import java.io.Serializable;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.iceberg.TableProperties;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.internal.SQLConf;
@@ -19,19 +17,14 @@ import scala.Option;
  * @param splitSize target bytes per task group ({@code split-size}, {@code read.split.target-size}),
  *     or null when none is set: the planner then derives it from the scan's size, {@code
  *     maxPartitionBytes} and {@code minPartitions}, as Spark does for its own file sources
- * @param lookback bins considered when packing ({@code lookback}, {@code read.split.planning-lookback});
- *     kept for compatibility with Iceberg's settings, the planner balances groups without it
  * @param openFileCost bytes charged per file when packing ({@code file-open-cost}, {@code
  *     read.split.open-file-cost})
  * @param maxPartitionBytes the largest derived split size ({@code spark.sql.files.maxPartitionBytes})
  * @param minPartitions the number of groups a derived split size aims for ({@code
  *     spark.sql.files.minPartitionNum}, else Spark's default parallelism)
  * @param caseSensitive whether column names resolve case-sensitively ({@code spark.sql.caseSensitive})
- * @param snapshotId the snapshot to read ({@code snapshot-id}), or null
- * @param asOfTimestamp read the snapshot current at this time in millis ({@code as-of-timestamp}), or
- *     null
- * @param branch the branch to read ({@code branch}), or null
- * @param tag the tag to read ({@code tag}), or null
+ * @param timeTravel the snapshot the options {@code snapshot-id}, {@code as-of-timestamp}, {@code
+ *     branch} or {@code tag} ask for, or null to read the table's snapshot
  * @param batchSize rows per columnar batch ({@code batch-size}, {@code
  *     read.parquet.vectorization.batch-size})
  * @param prefetchFiles files a reader opens ahead of the one it reads ({@code prefetch-files}); 0
@@ -50,15 +43,11 @@ import scala.Option;
  */
 public record ReadOptions(
     Long splitSize,
-    int lookback,
     long openFileCost,
     long maxPartitionBytes,
     int minPartitions,
     boolean caseSensitive,
-    Long snapshotId,
-    Long asOfTimestamp,
-    String branch,
-    String tag,
+    TimeTravel timeTravel,
     int batchSize,
     int prefetchFiles,
     boolean reportPartitioning,
@@ -69,6 +58,10 @@ public record ReadOptions(
     implements Serializable {
 
   public static final String SPLIT_SIZE = "split-size";
+  /**
+   * Iceberg's bin-packing lookback ({@code read.split.planning-lookback}): accepted for
+   * compatibility with Iceberg's settings and ignored, the planner balances groups without it.
+   */
   public static final String LOOKBACK = "lookback";
   public static final String FILE_OPEN_COST = "file-open-cost";
   public static final String SNAPSHOT_ID = "snapshot-id";
@@ -113,12 +106,11 @@ public record ReadOptions(
           "timestampasof");
 
   public ReadOptions {
-    if ((splitSize != null && splitSize <= 0) || lookback <= 0 || openFileCost < 0) {
+    if ((splitSize != null && splitSize <= 0) || openFileCost < 0) {
       throw new IllegalArgumentException(
           String.format(
-              "Cannot read: split-size (%s) and lookback (%d) must be positive and file-open-cost (%d)"
-                  + " not negative",
-              splitSize, lookback, openFileCost));
+              "Cannot read: split-size (%s) must be positive and file-open-cost (%d) not negative",
+              splitSize, openFileCost));
     }
     if (maxPartitionBytes <= 0 || minPartitions <= 0) {
       throw new IllegalArgumentException(
@@ -134,15 +126,12 @@ public record ReadOptions(
       throw new IllegalArgumentException(
           "Cannot read: option 'prefetch-files' must not be negative, not " + prefetchFiles);
     }
-    int travel =
-        (snapshotId != null ? 1 : 0)
-            + (asOfTimestamp != null ? 1 : 0)
-            + (branch != null ? 1 : 0)
-            + (tag != null ? 1 : 0);
-    if (travel > 1) {
-      throw new IllegalArgumentException(
-          "Cannot read: set at most one of snapshot-id, as-of-timestamp, branch and tag");
-    }
+  }
+
+  /** What the planner needs of these options. */
+  public PlanOptions planOptions() {
+    return new PlanOptions(
+        splitSize, openFileCost, maxPartitionBytes, minPartitions, targetPartitions, caseSensitive);
   }
 
   /**
@@ -152,22 +141,16 @@ public record ReadOptions(
    */
   public static ReadOptions resolve(
       Map<String, String> options, SQLConf session, Map<String, String> tableProperties) {
-    Objects.requireNonNull(options, "options is null");
-    Set<String> unknown = new TreeSet<>();
-    options.keySet().forEach(key -> {
-      if (!KNOWN.contains(key.toLowerCase(Locale.ROOT))) {
-        unknown.add(key);
-      }
-    });
-    if (!unknown.isEmpty()) {
+    OptionResolver resolver =
+        new OptionResolver("Cannot read", options, session, SESSION_PREFIX, tableProperties);
+    resolver.rejectUnknown(KNOWN, "read");
+    Integer targetPartitions = resolver.optionalInt(TARGET_PARTITIONS, TARGET_PARTITIONS_PROPERTY);
+    if (targetPartitions != null && targetPartitions <= 0) {
       throw new IllegalArgumentException(
-          "Cannot read: unknown read option(s) " + unknown + "; known options are " + new TreeSet<>(KNOWN));
+          "Cannot read: option '" + TARGET_PARTITIONS + "' must be positive, not " + targetPartitions);
     }
-    Resolver resolver = new Resolver(options, session, tableProperties);
     return new ReadOptions(
         resolver.optionalLong(SPLIT_SIZE, TableProperties.SPLIT_SIZE),
-        resolver.intValue(
-            LOOKBACK, TableProperties.SPLIT_LOOKBACK, TableProperties.SPLIT_LOOKBACK_DEFAULT),
         resolver.longValue(
             FILE_OPEN_COST,
             TableProperties.SPLIT_OPEN_FILE_COST,
@@ -175,14 +158,8 @@ public record ReadOptions(
         session == null ? MAX_PARTITION_BYTES_DEFAULT : session.filesMaxPartitionBytes(),
         minPartitions(session),
         session == null || session.caseSensitiveAnalysis(),
-        resolver.optionalLong(SNAPSHOT_ID),
-        resolver.optionalLong(AS_OF_TIMESTAMP),
-        resolver.optional(BRANCH),
-        resolver.optional(TAG),
-        resolver.intValue(
-            BATCH_SIZE,
-            TableProperties.PARQUET_BATCH_SIZE,
-            BATCH_SIZE_DEFAULT),
+        TimeTravel.fromOptions(options),
+        resolver.intValue(BATCH_SIZE, TableProperties.PARQUET_BATCH_SIZE, BATCH_SIZE_DEFAULT),
         resolver.intValue(PREFETCH_FILES, null, PREFETCH_FILES_DEFAULT),
         resolver.booleanValue(REPORT_PARTITIONING, null, true),
         resolver.booleanValue(AGGREGATE_PUSHDOWN, null, true),
@@ -190,7 +167,7 @@ public record ReadOptions(
             VECTORIZATION_ENABLED,
             TableProperties.PARQUET_VECTORIZATION_ENABLED,
             TableProperties.PARQUET_VECTORIZATION_ENABLED_DEFAULT),
-        resolver.optionalInt(TARGET_PARTITIONS, TARGET_PARTITIONS_PROPERTY),
+        targetPartitions,
         tableProperties == null ? null : tableProperties.get(TableProperties.DEFAULT_NAME_MAPPING));
   }
 
@@ -207,91 +184,5 @@ public record ReadOptions(
       return Math.max(1, active.get().sparkContext().defaultParallelism());
     }
     return 1;
-  }
-
-  private static final class Resolver {
-    private final Map<String, String> options;
-    private final SQLConf session;
-    private final Map<String, String> tableProperties;
-
-    Resolver(Map<String, String> options, SQLConf session, Map<String, String> tableProperties) {
-      this.options = options;
-      this.session = session;
-      this.tableProperties = tableProperties == null ? Map.of() : tableProperties;
-    }
-
-    String optional(String option) {
-      for (Map.Entry<String, String> entry : options.entrySet()) {
-        if (entry.getKey().equalsIgnoreCase(option)) {
-          return entry.getValue();
-        }
-      }
-      return null;
-    }
-
-    Long optionalLong(String option) {
-      String value = optional(option);
-      return value == null ? null : parse(option, value);
-    }
-
-    /** The option, session conf or table property, or null when none is set. */
-    Long optionalLong(String option, String tableProperty) {
-      String value = lookup(option, tableProperty);
-      return value == null ? null : parse(option, value);
-    }
-
-    long longValue(String option, String tableProperty, long defaultValue) {
-      String value = lookup(option, tableProperty);
-      return value == null ? defaultValue : parse(option, value);
-    }
-
-    /** The option, session conf or table property as a positive int, or null when none is set. */
-    Integer optionalInt(String option, String tableProperty) {
-      if (lookup(option, tableProperty) == null) {
-        return null;
-      }
-      int value = intValue(option, tableProperty, 0);
-      if (value <= 0) {
-        throw new IllegalArgumentException(
-            "Cannot read: option '" + option + "' must be positive, not " + value);
-      }
-      return value;
-    }
-
-    int intValue(String option, String tableProperty, int defaultValue) {
-      String value = lookup(option, tableProperty);
-      if (value == null) {
-        return defaultValue;
-      }
-      long parsed = parse(option, value);
-      if (parsed > Integer.MAX_VALUE || parsed < Integer.MIN_VALUE) {
-        throw new IllegalArgumentException(
-            "Cannot read: option '" + option + "' is out of range: '" + value + "'");
-      }
-      return (int) parsed;
-    }
-
-    boolean booleanValue(String option, String tableProperty, boolean defaultValue) {
-      String value = lookup(option, tableProperty);
-      if (value == null) {
-        return defaultValue;
-      }
-      return OptionValues.parseBoolean("Cannot read", option, value);
-    }
-
-    private String lookup(String option, String tableProperty) {
-      String value = optional(option);
-      if (value == null && session != null) {
-        value = session.getConfString(SESSION_PREFIX + option, null);
-      }
-      if (value == null && tableProperty != null) {
-        value = tableProperties.get(tableProperty);
-      }
-      return value;
-    }
-
-    private static long parse(String option, String value) {
-      return OptionValues.parseLong("Cannot read", option, value, "a whole number");
-    }
   }
 }

@@ -1,12 +1,10 @@
 package io.floe.spark.write;
 
-import io.floe.spark.util.OptionValues;
+import io.floe.spark.util.OptionResolver;
 import java.io.Serializable;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.TableProperties;
 import org.apache.spark.sql.internal.SQLConf;
@@ -94,49 +92,36 @@ public record WriteOptions(
       SQLConf session,
       Map<String, String> tableProperties) {
     Objects.requireNonNull(tableName, "tableName is null");
-    Objects.requireNonNull(options, "options is null");
-    Set<String> unknown = new TreeSet<>();
-    options.keySet().forEach(key -> {
-      if (!KNOWN.contains(key.toLowerCase(Locale.ROOT))) {
-        unknown.add(key);
-      }
-    });
-    if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException(
-          "Cannot write to " + tableName + ": unknown write option(s) " + unknown
-              + "; known options are " + new TreeSet<>(KNOWN));
-    }
-    Map<String, String> table = tableProperties == null ? Map.of() : tableProperties;
-    String commitId = value(options, session, COMMIT_ID, null);
+    OptionResolver resolver =
+        new OptionResolver(
+            "Cannot write to " + tableName, options, session, SESSION_PREFIX, tableProperties);
+    resolver.rejectUnknown(KNOWN, "write");
+    String commitId = resolver.string(COMMIT_ID, null);
     if (commitId != null && commitId.isBlank()) {
       throw new IllegalArgumentException(
           "Cannot write to " + tableName + ": option '" + COMMIT_ID + "' must not be blank");
     }
-    String size = value(options, session, TARGET_FILE_SIZE_BYTES, table.get(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES));
     long targetFileSize =
-        size == null
-            ? TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT
-            : parseLong(tableName, TARGET_FILE_SIZE_BYTES, size);
+        resolver.longValue(
+            TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
     if (targetFileSize <= 0) {
       throw new IllegalArgumentException(
           "Cannot write to " + tableName + ": option '" + TARGET_FILE_SIZE_BYTES
               + "' must be positive, not " + targetFileSize);
     }
-    String fanout = value(options, session, FANOUT_ENABLED, table.get(FANOUT_PROPERTY));
-    String branch = value(options, session, BRANCH, null);
-    String distribution =
-        value(options, session, DISTRIBUTION_MODE, table.get(TableProperties.WRITE_DISTRIBUTION_MODE));
-    String advisory =
-        value(options, session, ADVISORY_PARTITION_SIZE, table.get(ADVISORY_PARTITION_SIZE_PROPERTY));
+    String branch = resolver.string(BRANCH, null);
+    String distribution = resolver.string(DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE);
+    String advisory = resolver.string(ADVISORY_PARTITION_SIZE, ADVISORY_PARTITION_SIZE_PROPERTY);
     return new WriteOptions(
         commitId,
         targetFileSize,
-        fanout != null && parseBoolean(tableName, FANOUT_ENABLED, fanout),
+        resolver.booleanValue(FANOUT_ENABLED, FANOUT_PROPERTY, false),
         branch,
         distribution == null ? null : parseMode(tableName, distribution),
-        advisory == null ? 0L : parsePositiveLong(tableName, ADVISORY_PARTITION_SIZE, advisory),
-        options.keySet().stream()
-            .anyMatch(key -> key.equalsIgnoreCase("path") || key.equalsIgnoreCase("paths")));
+        advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
+        resolver.given("path") || resolver.given("paths"));
   }
 
   private static DistributionMode parseMode(String tableName, String value) {
@@ -150,37 +135,13 @@ public record WriteOptions(
             + "' must be none, hash or range, not '" + value + "'");
   }
 
-  private static long parsePositiveLong(String tableName, String option, String value) {
-    long parsed = parseLong(tableName, option, value);
+  private static long parsePositiveLong(OptionResolver resolver, String tableName, String value) {
+    long parsed = resolver.parseLong(ADVISORY_PARTITION_SIZE, value);
     if (parsed <= 0) {
       throw new IllegalArgumentException(
-          "Cannot write to " + tableName + ": option '" + option + "' must be positive, not '"
-              + value + "'");
+          "Cannot write to " + tableName + ": option '" + ADVISORY_PARTITION_SIZE
+              + "' must be positive, not '" + value + "'");
     }
     return parsed;
-  }
-
-  private static String value(
-      Map<String, String> options, SQLConf session, String option, String fallback) {
-    for (Map.Entry<String, String> entry : options.entrySet()) {
-      if (entry.getKey().equalsIgnoreCase(option)) {
-        return entry.getValue();
-      }
-    }
-    if (session != null) {
-      String conf = session.getConfString(SESSION_PREFIX + option, null);
-      if (conf != null) {
-        return conf;
-      }
-    }
-    return fallback;
-  }
-
-  private static long parseLong(String tableName, String option, String value) {
-    return OptionValues.parseLong("Cannot write to " + tableName, option, value, "a whole number");
-  }
-
-  private static boolean parseBoolean(String tableName, String option, String value) {
-    return OptionValues.parseBoolean("Cannot write to " + tableName, option, value);
   }
 }

@@ -54,7 +54,7 @@ class DifferentialFilterTest extends SparkTestBase {
    * that fails under ANSI mode; the test reports what it needs itself.
    */
   private static final List<String> QUIET_LOGGERS =
-      List.of("io.floe.spark.read.ScanPlanner", "org.apache.spark.executor.Executor",
+      List.of("io.floe.spark.read.plan.ScanPlanner", "org.apache.spark.executor.Executor",
           "org.apache.spark.scheduler.TaskSetManager");
   private static final List<String> ZONES =
       List.of("UTC", "America/Los_Angeles", "Asia/Kolkata", "Pacific/Kiritimati",

@@ -6,8 +6,8 @@ import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,7 +64,7 @@ final class IdSets {
         }
         Set<String> files = new HashSet<>();
         scan.partitions().forEach(
-            partition -> partition.tasks().forEach(task -> files.add(fileOf(task))));
+            partition -> partition.tasks().forEach(task -> files.add(fileOf(task.asFileScanTask()))));
         filesPlanned += files.size();
       }
     }

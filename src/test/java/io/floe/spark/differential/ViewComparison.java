@@ -75,7 +75,7 @@ record ViewComparison(SparkSession spark, String table, String view) {
     return scans(predicate).stream()
         .flatMap(scan -> scan.partitions().stream())
         .flatMap(partition -> partition.tasks().stream())
-        .map(task -> task.file().location())
+        .map(task -> task.asFileScanTask().file().location())
         .distinct()
         .count();
   }

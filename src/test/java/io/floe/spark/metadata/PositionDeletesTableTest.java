@@ -221,8 +221,10 @@ class PositionDeletesTableTest extends SparkTestBase {
         .containsAll(
             deleteFiles(all).stream().filter(file -> file.contains("category=a/")).toList());
     for (FloeInputPartition partition : all.partitions()) {
-      assertThat(partition.tasks()).isEmpty();
-      assertThat(partition.positionDeleteTasks()).isNotEmpty();
+      assertThat(partition.tasks())
+          .isNotEmpty()
+          .noneMatch(ScanTask::isFileScanTask)
+          .allMatch(PositionDeletesScanTask.class::isInstance);
     }
   }
 
@@ -281,7 +283,7 @@ class PositionDeletesTableTest extends SparkTestBase {
       }
       FloeInputPartition first = batch.partitions().get(0);
       FloeInputPartition rebuilt =
-          FloeInputPartition.ofPositionDeletes(first.index(), first.positionDeleteTasks());
+          new FloeInputPartition(first.index(), first.tasks(), first.partitionKey());
       assertThat(rebuilt).isEqualTo(first);
       // the vectorized factory still reads these partitions as rows
       assertThat(batch.createReaderFactory().supportColumnarReads(first)).isFalse();
@@ -459,8 +461,8 @@ class PositionDeletesTableTest extends SparkTestBase {
   private static Set<String> deleteFiles(FloeScan scan) {
     Set<String> files = new TreeSet<>();
     for (FloeInputPartition partition : scan.partitions()) {
-      for (PositionDeletesScanTask task : partition.positionDeleteTasks()) {
-        files.add(task.file().location());
+      for (ScanTask task : partition.tasks()) {
+        files.add(((PositionDeletesScanTask) task).file().location());
       }
     }
     return files;

@@ -6,6 +6,8 @@ import static io.floe.spark.read.ReadTestSupport.positionDeletes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.exec.ReaderMetrics;
+import io.floe.spark.read.plan.DriverMetrics;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;

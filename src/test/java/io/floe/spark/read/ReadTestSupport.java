@@ -88,7 +88,7 @@ public final class ReadTestSupport {
   }
 
   /** Writes a position delete file, with Iceberg's generic writer, for positions of one data file. */
-  static DeleteFile positionDeletes(Table table, DataFile file, List<Long> positions) {
+  public static DeleteFile positionDeletes(Table table, DataFile file, List<Long> positions) {
     PartitionSpec spec = table.specs().get(file.specId());
     GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).build();
     OutputFileFactory files =
@@ -108,7 +108,7 @@ public final class ReadTestSupport {
   }
 
   /** The Floe scans in a query's physical plan (before adaptive execution rewrites it). */
-  static List<FloeScan> floeScans(Dataset<Row> df) {
+  public static List<FloeScan> floeScans(Dataset<Row> df) {
     SparkPlan plan = df.queryExecution().sparkPlan();
     List<FloeScan> scans = new ArrayList<>();
     for (SparkPlan leaf : CollectionConverters.asJava(plan.collectLeaves())) {
@@ -120,7 +120,7 @@ public final class ReadTestSupport {
   }
 
   /** The only Floe scan of a query. */
-  static FloeScan floeScan(Dataset<Row> df) {
+  public static FloeScan floeScan(Dataset<Row> df) {
     List<FloeScan> scans = floeScans(df);
     if (scans.size() != 1) {
       throw new AssertionError("Expected one Floe scan but found " + scans + " in " + df.queryExecution());
@@ -129,12 +129,12 @@ public final class ReadTestSupport {
   }
 
   /** Rows as canonical strings, sorted: two results are equal as multisets when these are equal. */
-  static List<String> canonicalRows(List<Row> rows) {
+  public static List<String> canonicalRows(List<Row> rows) {
     return rows.stream().map(ReadTestSupport::canonical).map(String::valueOf).sorted().toList();
   }
 
   /** Records as canonical strings, sorted; see {@link #canonicalRows}. */
-  static List<String> canonicalRecords(Iterable<? extends StructLike> records, int width) {
+  public static List<String> canonicalRecords(Iterable<? extends StructLike> records, int width) {
     List<String> result = new ArrayList<>();
     for (StructLike record : records) {
       List<Object> values = new ArrayList<>(width);
@@ -150,7 +150,7 @@ public final class ReadTestSupport {
    * A value in a form both engines agree on: instants for timestamps with time zone, hex for bytes,
    * plain strings for UUIDs, lists for rows, records, arrays and Scala sequences, sorted maps.
    */
-  static Object canonical(Object value) {
+  public static Object canonical(Object value) {
     if (value == null) {
       return null;
     } else if (value instanceof Row row) {

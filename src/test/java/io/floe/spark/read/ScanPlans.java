@@ -51,7 +51,7 @@ public final class ScanPlans {
   }
 
   /** The Floe scan nodes the query ran with, in plan order. */
-  static List<BatchScanExec> floeScanNodes(Dataset<Row> df) {
+  public static List<BatchScanExec> floeScanNodes(Dataset<Row> df) {
     List<BatchScanExec> scans = new ArrayList<>();
     for (SparkPlan node : executedNodes(df)) {
       if (node instanceof BatchScanExec scan && scan.scan() instanceof FloeScan) {
@@ -62,7 +62,7 @@ public final class ScanPlans {
   }
 
   /** The metric values of a scan node, by metric name. */
-  static Map<String, Long> metrics(BatchScanExec scan) {
+  public static Map<String, Long> metrics(BatchScanExec scan) {
     Map<String, Long> values = new TreeMap<>();
     for (Map.Entry<String, SQLMetric> entry :
         CollectionConverters.asJava(scan.metrics()).entrySet()) {

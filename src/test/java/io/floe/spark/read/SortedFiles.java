@@ -24,13 +24,13 @@ import org.apache.iceberg.io.OutputFileFactory;
  * Writes data files the way a writer that records its sort order does (the official Iceberg
  * runtime, for one): rows in the table's sort order, and the order's id in the file's metadata.
  */
-final class SortedFiles {
+public final class SortedFiles {
   private static final AtomicInteger TASK_IDS = new AtomicInteger();
 
   private SortedFiles() {}
 
   /** A record of the table's schema with these values, in column order. */
-  static Record record(Table table, Object... values) {
+  public static Record record(Table table, Object... values) {
     GenericRecord record = GenericRecord.create(table.schema());
     for (int pos = 0; pos < values.length; pos++) {
       record.set(pos, values[pos]);
@@ -42,7 +42,7 @@ final class SortedFiles {
    * Appends one file per partition of the given records, each holding its records in the given
    * order and recording the table's sort order, as one snapshot.
    */
-  static List<DataFile> appendPerPartition(Table table, List<Record> records) {
+  public static List<DataFile> appendPerPartition(Table table, List<Record> records) {
     PartitionSpec spec = table.spec();
     PartitionKey key = new PartitionKey(spec, table.schema());
     InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
@@ -63,7 +63,7 @@ final class SortedFiles {
   }
 
   /** Appends one file of these records, all of one partition, as one snapshot. */
-  static DataFile appendFile(Table table, List<Record> records) {
+  public static DataFile appendFile(Table table, List<Record> records) {
     PartitionKey key = new PartitionKey(table.spec(), table.schema());
     key.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(records.get(0)));
     DataFile file = write(table, key.copy(), records);

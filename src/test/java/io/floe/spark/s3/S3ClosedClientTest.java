@@ -63,7 +63,7 @@ class S3ClosedClientTest extends SparkTestBase {
     for (boolean vectorized : List.of(true, false)) {
       for (String prefetch : List.of("0", "2")) {
         FloeBatch batch = batch(catalog, oneGroup(vectorized, prefetch));
-        S3FileIO io = (S3FileIO) batch.readerFactory().io();
+        S3FileIO io = (S3FileIO) batch.readerFactory().settings().io();
         // one partition of every file: with prefetching, files are opened ahead of the one read
         assertThat(batch.partitions())
             .singleElement()
@@ -114,7 +114,7 @@ class S3ClosedClientTest extends SparkTestBase {
   void plannedScanWhoseFileIoIsClosedReadsEveryRow() throws Exception {
     String catalog = catalogWithTable("io_closed");
     FloeBatch batch = batch(catalog, Map.of("split-size", "1", "prefetch-files", "2"));
-    batch.readerFactory().io().close();
+    batch.readerFactory().settings().io().close();
     // Iceberg's S3FileIO builds a new client when it is used after close(): every row is read
     assertThat(readAll(batch)).isEqualTo(IDS);
   }

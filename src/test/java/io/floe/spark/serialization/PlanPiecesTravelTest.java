@@ -10,6 +10,7 @@ import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.FloeDataWriterFactory;
@@ -27,6 +28,8 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -91,7 +94,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     for (FloeInputPartition partition : batch.partitions()) {
       assertTravels(partition, Rebuild::partition);
     }
-    FileScanTask task = batch.partitions().get(0).tasks().get(0);
+    FileScanTask task = batch.partitions().get(0).tasks().get(0).asFileScanTask();
     assertThat(Travel.throughKryo(task)).satisfies(copy -> {
       assertThat(copy.file().location()).isEqualTo(task.file().location());
       assertThat(copy.residual().toString()).isEqualTo(task.residual().toString());
@@ -117,6 +120,39 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(readThrough(batch, Rebuild::any, SCHEMA)).isEqualTo(original);
     assertThat(readThrough(batch, Travel::throughJava, SCHEMA)).isEqualTo(original);
     assertThat(readThrough(batch, Travel::throughKryo, SCHEMA)).isEqualTo(original);
+  }
+
+  @Test
+  void readerFactoriesEqualOnlyWithTheSameBatchSizePrefetchNameMappingAndVectorization() {
+    createTable("factory_settings");
+    FloeReaderFactory planned =
+        ((FloeBatch) scan("factory_settings", SMALL_SPLITS, null, null).toBatch()).readerFactory();
+    NameMapping mapping = MappingUtil.create(planned.settings().tableSchema());
+    FloeReaderFactory tuned = factory(planned, false, 77, 0, mapping);
+
+    assertTravels(tuned, Rebuild::readerFactory);
+    assertThat(Rebuild.readerFactory(tuned)).isNotEqualTo(planned);
+    assertThat(
+            List.of(
+                factory(tuned, false, 78, 0, mapping),
+                factory(tuned, false, 77, 1, mapping),
+                factory(tuned, false, 77, 0, null),
+                factory(tuned, true, 77, 0, mapping)))
+        .allSatisfy(other -> assertThat(other).isNotEqualTo(tuned));
+  }
+
+  private static FloeReaderFactory factory(
+      FloeReaderFactory base,
+      boolean vectorizationEnabled,
+      int batchSize,
+      int prefetchFiles,
+      NameMapping nameMapping) {
+    ReadSettings settings = base.settings();
+    return new FloeReaderFactory(
+        new ReadSettings(
+            settings.tableName(), settings.io(), settings.tableSchema(), settings.readSchema(),
+            settings.caseSensitive(), batchSize, prefetchFiles, nameMapping),
+        vectorizationEnabled);
   }
 
   @Test
@@ -276,7 +312,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(before).hasSize(9);
     assertThat(Travel.read(planned.readerFactory(), planned.partitions(), SCHEMA)).isEqualTo(before);
     assertThat(Travel.read(shipped.readerFactory(), shipped.partitions(), SCHEMA)).isEqualTo(before);
-    assertThat(planned.readerFactory().readSchema().columns()).extracting(field -> field.name())
+    assertThat(planned.readerFactory().settings().readSchema().columns()).extracting(field -> field.name())
         .containsExactly("id", "data", "category");
 
     FloeScan fresh = scan("pinned", SMALL_SPLITS, null, null);
@@ -386,9 +422,13 @@ class PlanPiecesTravelTest extends SparkTestBase {
     }
 
     static FloeReaderFactory readerFactory(FloeReaderFactory original) {
+      ReadSettings settings = original.settings();
       return new FloeReaderFactory(
-          original.tableName(), original.io(), original.tableSchema(), original.readSchema(),
-          original.caseSensitive());
+          new ReadSettings(
+              settings.tableName(), settings.io(), settings.tableSchema(), settings.readSchema(),
+              settings.caseSensitive(), settings.batchSize(), settings.prefetchFiles(),
+              settings.nameMapping()),
+          original.vectorizationEnabled());
     }
 
     static FloeInputPartition partition(FloeInputPartition original) {

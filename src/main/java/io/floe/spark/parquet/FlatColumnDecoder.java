@@ -1,0 +1,483 @@
+package io.floe.spark.parquet;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ValuesType;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+
+/**
+ * Decodes one flat (top-level, not repeated) Parquet column, page by page, into a Spark column
+ * vector: PLAIN and dictionary-encoded values (and RLE booleans), definition levels in RLE or the
+ * old bit-packed encoding, data pages of either version.
+ *
+ * <p>Values are read straight from each decompressed page's byte array: fixed-width values
+ * without NULLs are copied into the vector in bulk, dictionary ids are unpacked eight at a time,
+ * and nothing is allocated per value. A page that does not hold the values its header promises fails the read
+ * with the column and file named, rather than return wrong rows.
+ */
+final class FlatColumnDecoder {
+  /** How the column's values are stored in Parquet and in the vector. */
+  enum Kind {
+    BOOLEAN,
+    INT,
+    LONG,
+    FLOAT,
+    DOUBLE,
+    STRING
+  }
+
+  private static final VarHandle INTS =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private final ColumnDescriptor descriptor;
+  private final Kind kind;
+  private final String source;
+  private final PageBuffers buffers;
+  private final int maxDefinition;
+  private final WritableColumnVector vector;
+  private final StringBatchVector strings;
+  private final int[] levels;
+  private final int[] ids;
+  private final HybridIntDecoder levelDecoder = new HybridIntDecoder();
+  private final HybridIntDecoder valueDecoder = new HybridIntDecoder();
+
+  private PageReader pages;
+  private int[] intDictionary;
+  private long[] longDictionary;
+  private float[] floatDictionary;
+  private double[] doubleDictionary;
+  private boolean hasDictionary;
+  private int dictionarySize;
+
+  private int pageValuesLeft;
+  private ValuesReader oldLevels;
+  private boolean dictionaryEncoded;
+  private boolean rleBooleans;
+  private BytesInput pageBytes;
+  private byte[] page;
+  private int position;
+  private int end;
+  private int booleanBit;
+
+  FlatColumnDecoder(
+      ColumnDescriptor descriptor,
+      Kind kind,
+      DataType type,
+      int capacity,
+      String source,
+      PageBuffers buffers) {
+    this.descriptor = descriptor;
+    this.kind = kind;
+    this.source = source;
+    this.buffers = buffers;
+    this.maxDefinition = descriptor.getMaxDefinitionLevel();
+    if (kind == Kind.STRING) {
+      this.strings = new StringBatchVector(capacity, type);
+      this.vector = null;
+    } else {
+      this.strings = null;
+      this.vector = new OnHeapColumnVector(capacity, type);
+    }
+    this.levels = new int[capacity];
+    this.ids = new int[capacity];
+  }
+
+  ColumnDescriptor descriptor() {
+    return descriptor;
+  }
+
+  ColumnVector vector() {
+    return kind == Kind.STRING ? strings : vector;
+  }
+
+  /** Moves to the column's chunk in the next row group: its pages and dictionary. */
+  void startRowGroup(PageReader chunk) throws IOException {
+    this.pages = chunk;
+    this.pageValuesLeft = 0;
+    DictionaryPage dictionaryPage = chunk.readDictionaryPage();
+    try {
+      readDictionary(dictionaryPage);
+    } finally {
+      if (dictionaryPage != null) {
+        // the entries were copied out of the page, so its array can hold the next page
+        buffers.giveBack(dictionaryPage.getBytes());
+      }
+    }
+  }
+
+  private void readDictionary(DictionaryPage dictionaryPage) throws IOException {
+    hasDictionary = dictionaryPage != null;
+    dictionarySize = 0;
+    if (kind == Kind.STRING) {
+      byte[][] entries = hasDictionary ? binaryEntries(dictionaryPage) : null;
+      dictionarySize = entries == null ? 0 : entries.length;
+      strings.setDictionary(entries);
+    } else if (hasDictionary) {
+      Dictionary dictionary =
+          dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
+      int size = dictionary.getMaxId() + 1;
+      dictionarySize = size;
+      switch (kind) {
+        case INT -> {
+          intDictionary = new int[size];
+          for (int i = 0; i < size; i++) {
+            intDictionary[i] = dictionary.decodeToInt(i);
+          }
+        }
+        case LONG -> {
+          longDictionary = new long[size];
+          for (int i = 0; i < size; i++) {
+            longDictionary[i] = dictionary.decodeToLong(i);
+          }
+        }
+        case FLOAT -> {
+          floatDictionary = new float[size];
+          for (int i = 0; i < size; i++) {
+            floatDictionary[i] = dictionary.decodeToFloat(i);
+          }
+        }
+        case DOUBLE -> {
+          doubleDictionary = new double[size];
+          for (int i = 0; i < size; i++) {
+            doubleDictionary[i] = dictionary.decodeToDouble(i);
+          }
+        }
+        default -> throw failure("a dictionary page for a " + kind + " column");
+      }
+    }
+  }
+
+  private byte[][] binaryEntries(DictionaryPage dictionaryPage) throws IOException {
+    Dictionary dictionary = dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
+    byte[][] entries = new byte[dictionary.getMaxId() + 1][];
+    for (int i = 0; i < entries.length; i++) {
+      entries[i] = dictionary.decodeToBinary(i).getBytes();
+    }
+    return entries;
+  }
+
+  /** Decodes the column's next {@code rows} values into its vector, from row 0. */
+  void readBatch(int rows) throws IOException {
+    if (kind == Kind.STRING) {
+      strings.reset();
+    } else {
+      vector.reset();
+    }
+    int row = 0;
+    while (row < rows) {
+      if (pageValuesLeft == 0) {
+        readPage();
+      }
+      int n = Math.min(pageValuesLeft, rows - row);
+      int present = maxDefinition == 0 ? n : readLevels(row, n);
+      if (dictionaryEncoded) {
+        decodeIds(row, n, present);
+      } else {
+        decodePlain(row, n, present);
+      }
+      pageValuesLeft -= n;
+      row += n;
+    }
+  }
+
+  private int readLevels(int row, int n) {
+    if (oldLevels == null) {
+      return levelDecoder.readAndCount(levels, row, n, maxDefinition);
+    }
+    int present = 0;
+    for (int i = row; i < row + n; i++) {
+      levels[i] = oldLevels.readInteger();
+      if (levels[i] == maxDefinition) {
+        present++;
+      }
+    }
+    return present;
+  }
+
+  private void readPage() throws IOException {
+    // nothing refers to the finished page any more: values were copied into the vectors
+    buffers.giveBack(pageBytes);
+    pageBytes = null;
+    page = null;
+    DataPage next = pages.readPage();
+    if (next == null) {
+      throw failure("fewer values than its row group's row count");
+    }
+    int count = next.getValueCount();
+    Encoding encoding;
+    oldLevels = null;
+    if (next instanceof DataPageV1 v1) {
+      setPage(v1.getBytes());
+      if (maxDefinition > 0) {
+        if (v1.getDlEncoding() == Encoding.RLE) {
+          int length = intAt(position);
+          position += 4;
+          if (length < 0 || position + length > end) {
+            throw failure("definition levels longer than their page");
+          }
+          levelDecoder.reset(page, position, length, bitWidth(maxDefinition), source);
+          position += length;
+        } else {
+          oldLevels = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+          ByteBufferInputStream in =
+              ByteBufferInputStream.wrap(ByteBuffer.wrap(page, position, end - position));
+          oldLevels.initFromPage(count, in);
+          position += (int) in.position();
+        }
+      }
+      encoding = v1.getValueEncoding();
+    } else if (next instanceof DataPageV2 v2) {
+      if (maxDefinition > 0) {
+        byte[] definitions = v2.getDefinitionLevels().toByteArray();
+        levelDecoder.reset(
+            definitions, 0, definitions.length, bitWidth(maxDefinition), source);
+      }
+      setPage(v2.getData());
+      encoding = v2.getDataEncoding();
+    } else {
+      throw failure("a data page of unknown kind " + next.getClass().getSimpleName());
+    }
+    dictionaryEncoded = encoding.usesDictionary();
+    rleBooleans = false;
+    if (dictionaryEncoded) {
+      if (!hasDictionary) {
+        throw failure("dictionary-encoded values without a dictionary page");
+      }
+      if (position >= end) {
+        // a page whose values are all NULL may hold no id bytes at all
+        valueDecoder.reset(page, position, 0, 0, source);
+      } else {
+        int width = page[position] & 0xFF;
+        valueDecoder.reset(page, position + 1, end - position - 1, width, source);
+      }
+    } else if (kind == Kind.BOOLEAN && encoding == Encoding.RLE) {
+      int length = intAt(position);
+      if (length < 0 || position + 4 + length > end) {
+        throw failure("RLE booleans longer than their page");
+      }
+      valueDecoder.reset(page, position + 4, length, 1, source);
+      rleBooleans = true;
+    } else if (encoding != Encoding.PLAIN) {
+      throw failure("values in the unsupported encoding " + encoding);
+    }
+    booleanBit = 0;
+    pageValuesLeft = count;
+  }
+
+  /**
+   * Points {@link #page}, {@link #position} and {@link #end} at a page's bytes, without copying
+   * them when they are already in a heap array (as Parquet's decompressors leave them).
+   */
+  private void setPage(BytesInput bytes) throws IOException {
+    pageBytes = bytes;
+    ByteBuffer buffer = bytes.toByteBuffer();
+    if (buffer.hasArray()) {
+      page = buffer.array();
+      position = buffer.arrayOffset() + buffer.position();
+      end = position + buffer.remaining();
+    } else {
+      page = bytes.toByteArray();
+      position = 0;
+      end = page.length;
+    }
+  }
+
+  private static int bitWidth(int maxLevel) {
+    return 32 - Integer.numberOfLeadingZeros(maxLevel);
+  }
+
+  private void decodeIds(int row, int n, int present) {
+    valueDecoder.read(ids, 0, present);
+    for (int k = 0; k < present; k++) {
+      if (Integer.compareUnsigned(ids[k], dictionarySize) >= 0) {
+        throw failure("dictionary id " + ids[k] + " of a dictionary of " + dictionarySize);
+      }
+    }
+    if (present < n) {
+      spreadIds(row, n, present);
+    }
+    // one loop per kind, so each stays small and is compiled early
+    switch (kind) {
+      case INT -> {
+        int[] dictionary = intDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putInt(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case LONG -> {
+        long[] dictionary = longDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putLong(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case FLOAT -> {
+        float[] dictionary = floatDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putFloat(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case DOUBLE -> {
+        double[] dictionary = doubleDictionary;
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            vector.putDouble(row + i, dictionary[ids[i]]);
+          }
+        }
+      }
+      case STRING -> {
+        for (int i = 0; i < n; i++) {
+          if (ids[i] >= 0) {
+            strings.putId(row + i, ids[i]);
+          }
+        }
+      }
+      default -> throw failure("dictionary-encoded " + kind + " values");
+    }
+  }
+
+  /**
+   * Moves the {@code present} ids decoded for the {@code n} rows from {@code row} to those rows'
+   * places in {@link #ids}, -1 for a NULL row (which it marks NULL). Done from the back, an id
+   * never lands before its own decoded place, so nothing is overwritten before it is moved.
+   */
+  private void spreadIds(int row, int n, int present) {
+    int k = present;
+    for (int i = n - 1; i >= 0; i--) {
+      if (levels[row + i] == maxDefinition) {
+        ids[i] = ids[--k];
+      } else {
+        ids[i] = -1;
+        putNull(row + i);
+      }
+    }
+  }
+
+  private void putNull(int row) {
+    if (kind == Kind.STRING) {
+      strings.putNull(row);
+    } else {
+      vector.putNull(row);
+    }
+  }
+
+  private void decodePlain(int row, int n, int present) {
+    switch (kind) {
+      case LONG -> fixedWidth(row, n, present, 8);
+      case INT -> fixedWidth(row, n, present, 4);
+      case DOUBLE -> fixedWidth(row, n, present, 8);
+      case FLOAT -> fixedWidth(row, n, present, 4);
+      case BOOLEAN -> booleans(row, n);
+      case STRING -> plainStrings(row, n);
+      default -> throw failure("PLAIN " + kind + " values");
+    }
+  }
+
+  private void fixedWidth(int row, int n, int present, int width) {
+    int bytes = present * width;
+    if (bytes < 0 || position + bytes > end) {
+      throw failure("fewer value bytes than its page's value count");
+    }
+    if (present == n) {
+      switch (kind) {
+        case LONG -> vector.putLongsLittleEndian(row, n, page, position);
+        case INT -> vector.putIntsLittleEndian(row, n, page, position);
+        case DOUBLE -> vector.putDoublesLittleEndian(row, n, page, position);
+        default -> vector.putFloatsLittleEndian(row, n, page, position);
+      }
+      position += bytes;
+      return;
+    }
+    for (int i = row; i < row + n; i++) {
+      if (levels[i] != maxDefinition) {
+        vector.putNull(i);
+      } else {
+        putFixed(i);
+        position += width;
+      }
+    }
+  }
+
+  private void putFixed(int row) {
+    switch (kind) {
+      case LONG -> vector.putLong(row, (long) LONGS.get(page, position));
+      case INT -> vector.putInt(row, (int) INTS.get(page, position));
+      case DOUBLE ->
+          vector.putDouble(row, Double.longBitsToDouble((long) LONGS.get(page, position)));
+      default -> vector.putFloat(row, Float.intBitsToFloat((int) INTS.get(page, position)));
+    }
+  }
+
+  private void booleans(int row, int n) {
+    for (int i = row; i < row + n; i++) {
+      if (maxDefinition > 0 && levels[i] != maxDefinition) {
+        vector.putNull(i);
+        continue;
+      }
+      boolean value;
+      if (rleBooleans) {
+        valueDecoder.read(ids, 0, 1);
+        value = ids[0] != 0;
+      } else {
+        int index = position + (booleanBit >>> 3);
+        if (index >= end) {
+          throw failure("fewer boolean bytes than its page's value count");
+        }
+        value = ((page[index] >>> (booleanBit & 7)) & 1) != 0;
+        booleanBit++;
+      }
+      vector.putBoolean(i, value);
+    }
+  }
+
+  private void plainStrings(int row, int n) {
+    for (int i = row; i < row + n; i++) {
+      if (maxDefinition > 0 && levels[i] != maxDefinition) {
+        strings.putNull(i);
+        continue;
+      }
+      int length = intAt(position);
+      position += 4;
+      if (length < 0 || position + length > end) {
+        throw failure("a string longer than its page");
+      }
+      strings.putBytes(i, page, position, length);
+      position += length;
+    }
+  }
+
+  private int intAt(int index) {
+    if (index + 4 > end) {
+      throw failure("fewer value bytes than its page's value count");
+    }
+    return (int) INTS.get(page, index);
+  }
+
+  private IllegalStateException failure(String what) {
+    return new IllegalStateException("Cannot read column " + source + ": found " + what);
+  }
+}

@@ -1,0 +1,84 @@
+package io.floe.spark.read.exec;
+
+import java.util.Set;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Which scans and tasks the columnar path serves. A scan is columnar when every column it produces
+ * is a primitive Spark's Parquet decoder reads into the type the row path reports (booleans,
+ * numbers, decimals, dates, timestamps, strings, binary and fixed; not UUIDs, which Spark sees as
+ * strings) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id} and {@code
+ * _partition}, and no column has an initial default (Spark's decoder would read NULL where the
+ * default belongs). Within a columnar scan a task is decoded column by column when it is a Parquet
+ * data file whose equality deletes compare top-level primitive columns; other tasks are read as
+ * rows and copied into batches.
+ */
+public final class ColumnarSupport {
+  private static final Set<Integer> CONSTANT_METADATA =
+      Set.of(
+          MetadataColumns.FILE_PATH.fieldId(),
+          MetadataColumns.SPEC_ID.fieldId(),
+          MetadataColumns.PARTITION_COLUMN_ID);
+
+  private ColumnarSupport() {}
+
+  public static boolean supportsScan(Schema readSchema) {
+    for (Types.NestedField field : readSchema.columns()) {
+      int id = field.fieldId();
+      if (id == MetadataColumns.ROW_POSITION.fieldId() || CONSTANT_METADATA.contains(id)) {
+        continue;
+      }
+      if (MetadataColumns.isMetadataColumn(id)
+          || field.initialDefault() != null
+          || !decodes(field.type())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static boolean decodesTask(FileScanTask task, Schema tableSchema) {
+    if (task.isDataTask() || task.file().format() != FileFormat.PARQUET) {
+      return false;
+    }
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() != FileContent.EQUALITY_DELETES) {
+        continue;
+      }
+      for (int id : delete.equalityFieldIds()) {
+        Types.NestedField field = tableSchema.findField(id);
+        boolean topLevel = tableSchema.asStruct().field(id) != null;
+        if (field == null || !topLevel || !decodes(field.type())) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean decodes(Type type) {
+    switch (type.typeId()) {
+      case BOOLEAN:
+      case INTEGER:
+      case LONG:
+      case FLOAT:
+      case DOUBLE:
+      case DECIMAL:
+      case DATE:
+      case TIMESTAMP:
+      case STRING:
+      case BINARY:
+      case FIXED:
+        return true;
+      default:
+        return false;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.floe.spark.read.exec;
+
+import io.floe.spark.types.IcebergToSpark;
+import java.io.IOException;
+import java.util.List;
+import org.apache.iceberg.FileScanTask;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+
+/**
+ * Reads the tasks of one input partition, in order, as Spark rows, each task through a {@link
+ * RowTask}, opening up to {@code prefetch-files} tasks ahead of the one being read.
+ */
+public final class FloeRowReader implements PartitionReader<InternalRow> {
+  private final TaskPrefetcher<RowTask> tasks;
+  private final ReaderMetrics metrics = new ReaderMetrics();
+  private RowTask current;
+  private InternalRow row;
+
+  /**
+   * @param settings what the scan's readers share
+   * @param tasks the tasks of one input partition, in order
+   */
+  public FloeRowReader(ReadSettings settings, List<FileScanTask> tasks) {
+    IcebergToSpark converter = new IcebergToSpark(settings.readSchema().asStruct());
+    this.tasks =
+        new TaskPrefetcher<>(
+            tasks,
+            settings.prefetchFiles(),
+            task -> RowTask.open(settings, task, converter));
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    while (current == null || !current.hasNext()) {
+      closeCurrent();
+      if (!tasks.hasNext()) {
+        return false;
+      }
+      current = tasks.next();
+      if (current.bytes() > 0) {
+        metrics.fileOpened(current.bytes());
+      }
+    }
+    row = current.next();
+    return true;
+  }
+
+  @Override
+  public InternalRow get() {
+    return row;
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return metrics.taskValues();
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      closeCurrent();
+    } finally {
+      tasks.close();
+    }
+  }
+
+  private void closeCurrent() throws IOException {
+    if (current != null) {
+      RowTask closing = current;
+      current = null;
+      closing.close();
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package io.floe.spark.read.exec;
+
+import io.floe.spark.types.IcebergToSpark;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.formats.ReadBuilder;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
+import org.apache.iceberg.util.StructProjection;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * One file task opened for row reads through Iceberg's generic readers (any file format, and
+ * metadata-table data tasks): projects by field id, fills identity-partition and metadata columns
+ * from task metadata, and drops rows removed by position and equality delete files. Residual filters
+ * only prune row groups; Spark evaluates every pushed filter again after the scan.
+ *
+ * <p>Opening reads the file's footer, so it can run ahead on a prefetch thread; rows are produced by
+ * the thread that reads them.
+ */
+final class RowTask implements Closeable {
+  private final CloseableIterable<? extends StructLike> iterable;
+  private final CloseableIterator<? extends StructLike> rows;
+  private final IcebergToSpark converter;
+  private final long bytes;
+
+  private RowTask(
+      CloseableIterable<? extends StructLike> iterable,
+      IcebergToSpark converter,
+      long bytes) {
+    this.iterable = iterable;
+    this.rows = iterable.iterator();
+    this.converter = converter;
+    this.bytes = bytes;
+  }
+
+  static RowTask open(ReadSettings settings, FileScanTask task, IcebergToSpark converter) {
+    CloseableIterable<? extends StructLike> records = records(settings, task);
+    try {
+      return new RowTask(records, converter, task.isDataTask() ? 0 : task.length());
+    } catch (RuntimeException e) {
+      closeQuietly(records, e);
+      if (task.isDataTask()) {
+        throw e;
+      }
+      throw settings.openFailure(task.file().location(), e);
+    }
+  }
+
+  private static void closeQuietly(CloseableIterable<?> iterable, RuntimeException failure) {
+    try {
+      iterable.close();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  long bytes() {
+    return bytes;
+  }
+
+  boolean hasNext() {
+    return rows.hasNext();
+  }
+
+  InternalRow next() {
+    return converter.convert(rows.next());
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      rows.close();
+    } finally {
+      iterable.close();
+    }
+  }
+
+  private static CloseableIterable<? extends StructLike> records(
+      ReadSettings settings, FileScanTask task) {
+    if (task.isDataTask()) {
+      StructProjection projection =
+          StructProjection.create(settings.tableSchema(), settings.readSchema());
+      return CloseableIterable.transform(task.asDataTask().rows(), projection::wrap);
+    }
+
+    GenericDeleteFilter deletes =
+        new GenericDeleteFilter(settings.io(), task, settings.tableSchema(), settings.readSchema());
+    Schema fileProjection = deletes.requiredSchema();
+    Types.NestedField partitionField =
+        settings.readSchema().findField(MetadataColumns.PARTITION_COLUMN_ID);
+    Types.StructType partitionType =
+        partitionField == null ? null : partitionField.type().asStructType();
+    Map<Integer, Object> constants =
+        new HashMap<>(
+            PartitionUtil.constantsMap(
+                task, partitionType, IdentityPartitionConverters::convertConstant));
+    // a constant for a field inside a struct would make the reader build that struct even in rows
+    // where it is NULL; such fields are read from the file, which always holds them
+    Set<Integer> nested = TypeUtil.indexParents(settings.tableSchema().asStruct()).keySet();
+    constants.keySet().removeIf(nested::contains);
+    InputFile input = settings.io().newInputFile(task.file());
+    ReadBuilder<Record, Schema> builder =
+        FormatModelRegistry.<Record, Schema>readBuilder(task.file().format(), Record.class, input)
+            .project(fileProjection)
+            .idToConstant(constants)
+            .split(task.start(), task.length())
+            .caseSensitive(settings.caseSensitive())
+            .filter(task.residual());
+    if (settings.nameMapping() != null) {
+      builder = builder.withNameMapping(settings.nameMapping());
+    }
+    return deletes.filter(builder.build());
+  }
+}

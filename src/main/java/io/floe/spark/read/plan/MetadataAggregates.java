@@ -1,0 +1,251 @@
+package io.floe.spark.read.plan;
+
+import io.floe.spark.read.plan.manifest.DataManifestPlanner;
+import io.floe.spark.types.IcebergToSpark;
+import io.floe.spark.types.SparkSchemas;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.AggregateEvaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.expressions.aggregate.Count;
+import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
+import org.apache.spark.sql.connector.expressions.aggregate.Max;
+import org.apache.spark.sql.connector.expressions.aggregate.Min;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Answers {@code COUNT(*)}, {@code COUNT(col)}, {@code MIN(col)} and {@code MAX(col)} without a
+ * GROUP BY from the data files' metadata, when that metadata is exact for every file of the
+ * snapshot; otherwise there is no answer and Spark scans the rows.
+ *
+ * <p>Iceberg's {@link AggregateEvaluator} aggregates the files' counts and bounds. Floe decides
+ * before it which aggregations the metadata answers exactly, and is stricter than the evaluator
+ * there, because a wrong answer is worse than a scan:
+ *
+ * <ul>
+ *   <li>no file may have delete files (deletes hide rows the counts include);
+ *   <li>{@code MIN} and {@code MAX} only over columns whose bounds are never truncated (not a
+ *       string, binary or fixed column, whose bounds Iceberg may shorten), which the evaluator does
+ *       not check;
+ *   <li>for float and double columns every file must record that it holds no NaN, which has no
+ *       bound; the evaluator also accepts files that record no NaN count at all;
+ *   <li>files without rows are left out, which the evaluator would count as missing bounds and
+ *       give no answer for.
+ * </ul>
+ */
+public final class MetadataAggregates {
+  private MetadataAggregates() {}
+
+  /**
+   * The one-row answer of an aggregation over a snapshot, or empty when the metadata cannot give it
+   * exactly.
+   *
+   * @param schema the schema the aggregation's columns resolve in
+   * @param filter selects whole partitions (every row of every file it plans is aggregated)
+   * @param snapshotId the snapshot to read, or null for a table without snapshots
+   */
+  public static Optional<Answer> answer(
+      Table table,
+      Long snapshotId,
+      Schema schema,
+      Expression filter,
+      Aggregation aggregation,
+      boolean caseSensitive) {
+    if (aggregation.groupByExpressions().length > 0) {
+      return Optional.empty();
+    }
+    List<Function> functions = new ArrayList<>();
+    for (AggregateFunc func : aggregation.aggregateExpressions()) {
+      Optional<Function> function = Function.of(func, schema, caseSensitive);
+      if (function.isEmpty()) {
+        return Optional.empty();
+      }
+      functions.add(function.get());
+    }
+    List<DataFile> files = new ArrayList<>();
+    if (snapshotId != null) {
+      Set<String> statsColumns = new LinkedHashSet<>();
+      for (Function function : functions) {
+        // stats are selected by the names of the table's current schema; a column it lacks gets
+        // none, and a function without its stats gives no answer
+        if (function.field() != null) {
+          String name = table.schema().findColumnName(function.field().fieldId());
+          if (name != null) {
+            statsColumns.add(name);
+          }
+        }
+      }
+      List<FileScanTask> tasks = new ArrayList<>();
+      DataManifestPlanner.planFiles(
+          table, snapshotId, filter, caseSensitive, List.copyOf(statsColumns), tasks::add);
+      for (FileScanTask task : tasks) {
+        if (!task.deletes().isEmpty()) {
+          return Optional.empty();
+        }
+        if (task.file().recordCount() != 0) {
+          files.add(task.file());
+        }
+      }
+    }
+
+    List<Expression> aggregates = new ArrayList<>(functions.size());
+    StructType sparkSchema = new StructType();
+    for (int pos = 0; pos < functions.size(); pos++) {
+      Function function = functions.get(pos);
+      for (DataFile file : files) {
+        if (!function.noNaN(file)) {
+          return Optional.empty();
+        }
+      }
+      aggregates.add(function.aggregate());
+      sparkSchema = sparkSchema.add("agg_func_" + pos, function.sparkType(), true);
+    }
+    AggregateEvaluator evaluator =
+        AggregateEvaluator.create(schema, aggregates);
+    files.forEach(evaluator::update);
+    if (!evaluator.allAggregatorsValid()) {
+      return Optional.empty();
+    }
+    InternalRow row = new IcebergToSpark(evaluator.resultType()).convert(evaluator.result());
+    List<String> described = functions.stream().map(Function::describe).toList();
+    return Optional.of(new Answer(sparkSchema, row, described));
+  }
+
+  /**
+   * An aggregation's answer.
+   *
+   * @param schema one column per aggregate function, in order
+   * @param row the values, in Spark's internal representation
+   * @param functions the aggregate functions, for EXPLAIN
+   */
+  public record Answer(StructType schema, InternalRow row, List<String> functions) {}
+
+  /**
+   * One aggregate function the metadata can answer.
+   *
+   * @param op the aggregate: {@code COUNT(*)}, {@code COUNT}, {@code MIN} or {@code MAX}
+   * @param field the aggregated column, or null for {@code COUNT(*)}
+   */
+  private record Function(Expression.Operation op, Types.NestedField field) {
+    static Optional<Function> of(AggregateFunc func, Schema schema, boolean caseSensitive) {
+      if (func instanceof CountStar) {
+        return Optional.of(new Function(Expression.Operation.COUNT_STAR, null));
+      }
+      if (func instanceof Count count && !count.isDistinct()) {
+        return column(count.column(), schema, caseSensitive)
+            .map(field -> new Function(Expression.Operation.COUNT, field));
+      }
+      if (func instanceof Min min) {
+        return column(min.column(), schema, caseSensitive)
+            .filter(MetadataAggregates::exactBounds)
+            .map(field -> new Function(Expression.Operation.MIN, field));
+      }
+      if (func instanceof Max max) {
+        return column(max.column(), schema, caseSensitive)
+            .filter(MetadataAggregates::exactBounds)
+            .map(field -> new Function(Expression.Operation.MAX, field));
+      }
+      return Optional.empty();
+    }
+
+    Expression aggregate() {
+      switch (op) {
+        case COUNT_STAR:
+          return Expressions.countStar();
+        case COUNT:
+          return Expressions.count(field.name());
+        case MIN:
+          return Expressions.min(field.name());
+        default:
+          return Expressions.max(field.name());
+      }
+    }
+
+    DataType sparkType() {
+      return op == Expression.Operation.MIN || op == Expression.Operation.MAX
+          ? SparkSchemas.toSpark(field.type())
+          : DataTypes.LongType;
+    }
+
+    String describe() {
+      switch (op) {
+        case COUNT_STAR:
+          return "COUNT(*)";
+        case COUNT:
+          return "COUNT(" + field.name() + ")";
+        case MIN:
+          return "MIN(" + field.name() + ")";
+        default:
+          return "MAX(" + field.name() + ")";
+      }
+    }
+
+    /** Whether the file records that it holds no NaN of a float or double bound column. */
+    boolean noNaN(DataFile file) {
+      if (op != Expression.Operation.MIN && op != Expression.Operation.MAX) {
+        return true;
+      }
+      Type.TypeID type = field.type().typeId();
+      if (type != Type.TypeID.FLOAT && type != Type.TypeID.DOUBLE) {
+        return true;
+      }
+      Map<Integer, Long> nans = file.nanValueCounts();
+      Long count = nans == null ? null : nans.get(field.fieldId());
+      return count != null && count == 0;
+    }
+  }
+
+  /** A top-level primitive column named by the reference. */
+  private static Optional<Types.NestedField> column(
+      org.apache.spark.sql.connector.expressions.Expression expression,
+      Schema schema,
+      boolean caseSensitive) {
+    if (!(expression instanceof NamedReference reference) || reference.fieldNames().length != 1) {
+      return Optional.empty();
+    }
+    String name = reference.fieldNames()[0];
+    Types.NestedField field =
+        caseSensitive ? schema.asStruct().field(name) : schema.asStruct().caseInsensitiveField(name);
+    if (field == null || !field.type().isPrimitiveType()) {
+      return Optional.empty();
+    }
+    return Optional.of(field);
+  }
+
+  /**
+   * Whether the column's bounds are its exact minimum and maximum: Iceberg may shorten the bounds
+   * of strings and bytes, so only numbers, booleans, dates and timestamps qualify.
+   */
+  private static boolean exactBounds(Types.NestedField field) {
+    switch (field.type().typeId()) {
+      case BOOLEAN:
+      case INTEGER:
+      case LONG:
+      case FLOAT:
+      case DOUBLE:
+      case DECIMAL:
+      case DATE:
+      case TIMESTAMP:
+        return true;
+      default:
+        return false;
+    }
+  }
+}

@@ -1,0 +1,281 @@
+package io.floe.spark.parquet;
+
+import static io.floe.spark.read.ReadTestSupport.canonicalRecords;
+import static io.floe.spark.read.ReadTestSupport.canonicalRows;
+import static io.floe.spark.read.ReadTestSupport.dataFiles;
+import static io.floe.spark.read.ReadTestSupport.floeScan;
+import static io.floe.spark.read.ReadTestSupport.icebergTable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.spark.SparkTestBase;
+import io.floe.spark.types.SparkSchemas;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetUtils;
+import org.apache.spark.sql.types.MetadataBuilder;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Floe's own Parquet decoder ({@link FlatParquetReader}) against the rows written: every type it
+ * decodes, NULLs in runs and scattered, required columns, dictionaries that overflow into plain
+ * pages, every compression codec, batches that end inside pages, row positions, and data pages of
+ * format version 2. Each case first checks that the files really are decoded by it (a file it
+ * turns down goes to Spark's reader, which would make the comparison prove nothing), then compares
+ * the columnar scan with the written rows and with Floe's row path (Iceberg's own Parquet reader).
+ */
+class FlatParquetReadTest extends SparkTestBase {
+  private static final String COLUMNS =
+      "id BIGINT NOT NULL, b BOOLEAN, i INT, l BIGINT, f FLOAT, d DOUBLE, s STRING, low STRING,"
+          + " dt DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, d9 DECIMAL(9,2), d18 DECIMAL(18,4),"
+          + " req STRING NOT NULL";
+  // high-cardinality columns overflow their small dictionaries into plain pages; l is NULL for a
+  // run of thousands of rows (whole pages of NULLs); negative dates, timestamps and decimals
+  private static final String ROWS =
+      "SELECT id,"
+          + " CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS b,"
+          + " CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(id * 31 % 100003 AS INT) - 50000 END AS i,"
+          + " CASE WHEN id BETWEEN 5000 AND 7999 THEN NULL ELSE id % 50 - 25 END AS l,"
+          + " CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id AS FLOAT) / 4 END AS f,"
+          + " CASE WHEN id % 13 = 0 THEN NULL ELSE CAST(id % 97 AS DOUBLE) * -1.25 END AS d,"
+          + " CASE WHEN id % 17 = 0 THEN NULL"
+          + "  ELSE concat('s', CAST(id * 7919 % 1000003 AS STRING),"
+          + "   repeat('x', CAST(id % 40 AS INT)))"
+          + "  END AS s,"
+          + " CASE WHEN id % 19 = 0 THEN NULL WHEN id % 23 = 1 THEN ''"
+          + "  ELSE concat('ké-', CAST(id % 23 AS STRING), '-😀') END AS low,"
+          + " CASE WHEN id % 9 = 0 THEN NULL"
+          + "  ELSE date_add(DATE'1969-12-25', CAST(id % 400 AS INT)) END AS dt,"
+          + " CASE WHEN id % 10 = 0 THEN NULL ELSE timestamp_micros(id * 1000003 - 5000000000) END"
+          + "  AS ts,"
+          + " CASE WHEN id % 8 = 0 THEN NULL"
+          + "  ELSE CAST(timestamp_micros(id * 999983) AS TIMESTAMP_NTZ) END AS ntz,"
+          + " CASE WHEN id % 6 = 0 THEN NULL"
+          + "  ELSE CAST((id % 100000 - 50000) / 100.0 AS DECIMAL(9,2)) END AS d9,"
+          + " CASE WHEN id % 4 = 0 THEN NULL"
+          + "  ELSE CAST(id * -12345.6789 AS DECIMAL(18,4)) END AS d18,"
+          + " concat('r', CAST(id % 3 AS STRING)) AS req"
+          + " FROM range(0, 30000)";
+
+  @BeforeAll
+  static void expectedRows() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.flat");
+    spark.sql(ROWS).createOrReplaceTempView("flat_expected");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"zstd", "snappy", "gzip", "uncompressed"})
+  void everyTypeReadsAsWrittenWithEveryCodec(String codec) throws IOException {
+    String table = "floe.flat.t_" + codec;
+    sql(
+        "CREATE TABLE " + table + " (" + COLUMNS + ") USING iceberg TBLPROPERTIES ("
+            + " 'write.parquet.compression-codec'='" + codec + "',"
+            + " 'write.parquet.row-group-size-bytes'='65536',"
+            + " 'write.parquet.page-size-bytes'='2048',"
+            + " 'write.parquet.dict-size-bytes'='4096')");
+    spark.sql("INSERT INTO " + table + " " + ROWS).collectAsList();
+    Table iceberg = icebergTable(spark, table.substring("floe.".length()));
+    for (DataFile file : dataFiles(iceberg)) {
+      assertThat(flatlyDecodedRows(file.location(), iceberg.schema()))
+          .as("rows of %s decoded by Floe's own decoder", file.location())
+          .isEqualTo(file.recordCount());
+    }
+
+    List<Row> expected = sql("SELECT * FROM flat_expected ORDER BY id");
+    for (String batchSize : List.of("1000", "7")) {
+      List<Row> columnar =
+          spark
+              .read()
+              .option("vectorization-enabled", "true")
+              .option("batch-size", batchSize)
+              .table(table)
+              .orderBy("id")
+              .collectAsList();
+      assertThat(columnar).as("batch size %s", batchSize).containsExactlyElementsOf(expected);
+    }
+    List<Row> rows =
+        spark.read().option("vectorization-enabled", "false").table(table).orderBy("id")
+            .collectAsList();
+    assertThat(rows).containsExactlyElementsOf(expected);
+
+    String positions = "SELECT _file, _pos, id, low FROM " + table;
+    assertThat(
+            canonicalRows(
+                spark.read().option("vectorization-enabled", "true").option("batch-size", "333")
+                    .table(table).selectExpr("_file", "_pos", "id", "low").collectAsList()))
+        .as(positions)
+        .hasSize(30000)
+        .isEqualTo(
+            canonicalRows(
+                spark.read().option("vectorization-enabled", "false")
+                    .table(table).selectExpr("_file", "_pos", "id", "low").collectAsList()));
+  }
+
+  @Test
+  void onePartitionReadingFilesOfEveryCodecReadsEachAsWritten() {
+    // the files of one input partition share the arrays of their pages and row-group buffers, so
+    // a later file (of another codec, with pages of other sizes) reuses what an earlier one freed
+    String table = "floe.flat.shared";
+    sql(
+        "CREATE TABLE " + table + " (" + COLUMNS + ") USING iceberg TBLPROPERTIES ("
+            + " 'write.parquet.row-group-size-bytes'='65536',"
+            + " 'write.parquet.page-size-bytes'='4096')");
+    String[] codecs = {"zstd", "uncompressed", "snappy", "zstd", "gzip", "uncompressed"};
+    for (int i = 0; i < codecs.length; i++) {
+      sql(
+          "ALTER TABLE %s SET TBLPROPERTIES ('write.parquet.compression-codec'='%s')",
+          table, codecs[i]);
+      spark
+          .sql(
+              "INSERT INTO " + table + " SELECT /*+ COALESCE(1) */ * FROM flat_expected"
+                  + " WHERE id % 6 = " + i)
+          .collectAsList();
+    }
+    assertThat(dataFiles(icebergTable(spark, "flat.shared"))).hasSize(codecs.length);
+
+    Dataset<Row> scan =
+        spark
+            .read()
+            .option("vectorization-enabled", "true")
+            .option("split-size", String.valueOf(1L << 30))
+            .option("batch-size", "500")
+            .table(table);
+    assertThat(floeScan(scan).toBatch().planInputPartitions()).hasSize(1);
+    assertThat(scan.orderBy("id").collectAsList())
+        .containsExactlyElementsOf(sql("SELECT * FROM flat_expected ORDER BY id"));
+  }
+
+  @Test
+  void version2DataPagesOfDictionaryEncodedColumnsReadAsWritten() throws IOException {
+    sql(
+        "CREATE TABLE floe.flat.v2 (id BIGINT NOT NULL, b BOOLEAN, k INT, s STRING, l BIGINT)"
+            + " USING iceberg");
+    Table table = icebergTable(spark, "flat.v2");
+    List<Record> records = new ArrayList<>();
+    for (long id = 0; id < 5000; id++) {
+      Record record = GenericRecord.create(table.schema());
+      record.setField("id", id * 7919 % 1000003);
+      record.setField("b", id % 7 == 0 ? null : id % 3 == 0);
+      record.setField("k", id % 5 == 0 ? null : (int) (id % 11) - 5);
+      record.setField("s", id % 6 == 0 ? null : "v" + (id % 13));
+      record.setField("l", id >= 1000 && id < 2500 ? null : id % 17);
+      records.add(record);
+    }
+    OutputFile out =
+        table.io().newOutputFile(table.locationProvider().newDataLocation("v2.parquet"));
+    FileAppender<Record> appender =
+        Parquet.write(out)
+            .schema(table.schema())
+            .createWriterFunc(GenericParquetWriter::create)
+            .writerVersion(ParquetProperties.WriterVersion.PARQUET_2_0)
+            .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, "512")
+            .build();
+    try (FileAppender<Record> closing = appender) {
+      closing.addAll(records);
+    }
+    DataFile file =
+        DataFiles.builder(table.spec())
+            .withInputFile(out.toInputFile())
+            .withFormat(FileFormat.PARQUET)
+            .withMetrics(appender.metrics())
+            .build();
+    table.newAppend().appendFile(file).commit();
+
+    // the unique ids are delta-encoded, which only Spark's reader decodes; the rest dictionaries
+    Schema flat = table.schema().select("b", "k", "s", "l");
+    assertThat(flatlyDecodedRows(file.location(), flat)).isEqualTo(5000);
+    assertThat(flatlyDecodedRows(file.location(), table.schema())).isNull();
+
+    List<Record> projected = new ArrayList<>();
+    for (Record record : records) {
+      Record row = GenericRecord.create(flat);
+      for (Types.NestedField field : flat.columns()) {
+        row.setField(field.name(), record.getField(field.name()));
+      }
+      projected.add(row);
+    }
+    for (String batchSize : List.of("1000", "7")) {
+      assertThat(
+              canonicalRows(
+                  spark.read().option("batch-size", batchSize).table("floe.flat.v2")
+                      .selectExpr("b", "k", "s", "l").collectAsList()))
+          .isEqualTo(canonicalRecords(projected, 4));
+      assertThat(
+              canonicalRows(
+                  spark.read().option("batch-size", batchSize).table("floe.flat.v2")
+                      .collectAsList()))
+          .isEqualTo(canonicalRecords(records, 5));
+    }
+  }
+
+  /**
+   * Decodes every batch of {@code location}'s columns of {@code projection} with Floe's own
+   * decoder, as a scan would ask for them; the rows decoded, or null when it turns the file down.
+   */
+  static Long flatlyDecodedRows(String location, Schema projection) throws IOException {
+    Configuration conf = spark.sessionState().newHadoopConf();
+    Path path = new Path(location);
+    HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
+    ParquetMetadata footer;
+    try (ParquetFileReader reader = ParquetFileReader.open(input)) {
+      footer = reader.getFooter();
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (Types.NestedField field : projection.columns()) {
+      fields.add(
+          new StructField(
+              field.name(),
+              SparkSchemas.toSpark(field.type()),
+              true,
+              new MetadataBuilder()
+                  .putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId())
+                  .build()));
+    }
+    FlatParquetReader reader =
+        FlatParquetReader.openIfFlat(
+            input,
+            input.newStream(),
+            footer,
+            new StructType(fields.toArray(new StructField[0])),
+            1000,
+            conf,
+            path,
+            ReadBuffers.create());
+    if (reader == null) {
+      return null;
+    }
+    long rows = 0;
+    try (FlatParquetReader closing = reader) {
+      while (closing.nextBatch()) {
+        rows += closing.resultBatch().numRows();
+      }
+    }
+    return rows;
+  }
+}
