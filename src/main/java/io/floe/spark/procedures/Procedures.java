@@ -29,6 +29,7 @@ public final class Procedures {
     all.put(FastForwardProcedure.NAME, FastForwardProcedure::new);
     all.put(AncestorsOfProcedure.NAME, AncestorsOfProcedure::new);
     all.put(PublishChangesProcedure.NAME, PublishChangesProcedure::new);
+    all.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
     return Map.copyOf(all);
   }
 
