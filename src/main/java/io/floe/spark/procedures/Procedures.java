@@ -30,6 +30,7 @@ public final class Procedures {
     all.put(AncestorsOfProcedure.NAME, AncestorsOfProcedure::new);
     all.put(PublishChangesProcedure.NAME, PublishChangesProcedure::new);
     all.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
+    all.put(RegisterTableProcedure.NAME, RegisterTableProcedure::new);
     return Map.copyOf(all);
   }
 

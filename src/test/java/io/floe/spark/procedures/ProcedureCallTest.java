@@ -73,8 +73,8 @@ class ProcedureCallTest extends ProcedureTestBase {
             .collect(Collectors.joining(","));
     assertThat(names)
         .isEqualTo(
-            "ancestors_of,cherrypick_snapshot,fast_forward,publish_changes,rollback_to_snapshot,"
-                + "rollback_to_timestamp,set_current_snapshot");
+            "ancestors_of,cherrypick_snapshot,expire_snapshots,fast_forward,publish_changes,"
+                + "register_table,rollback_to_snapshot,rollback_to_timestamp,set_current_snapshot");
     assertThat(catalog.listProcedures(new String[] {"db"})).isEmpty();
   }
 
