@@ -31,6 +31,7 @@ public final class Procedures {
     all.put(PublishChangesProcedure.NAME, PublishChangesProcedure::new);
     all.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
     all.put(RegisterTableProcedure.NAME, RegisterTableProcedure::new);
+    all.put(RewriteManifestsProcedure.NAME, RewriteManifestsProcedure::new);
     return Map.copyOf(all);
   }
 

@@ -74,7 +74,8 @@ class ProcedureCallTest extends ProcedureTestBase {
     assertThat(names)
         .isEqualTo(
             "ancestors_of,cherrypick_snapshot,expire_snapshots,fast_forward,publish_changes,"
-                + "register_table,rollback_to_snapshot,rollback_to_timestamp,set_current_snapshot");
+                + "register_table,rewrite_manifests,rollback_to_snapshot,rollback_to_timestamp,"
+                + "set_current_snapshot");
     assertThat(catalog.listProcedures(new String[] {"db"})).isEmpty();
   }
 
