@@ -14,13 +14,14 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code ancestors_of(table [, snapshot_id])}: the snapshot (the current one by default) and its
- * ancestors still in the table's metadata, newest first, with their commit times in milliseconds.
- * A table without snapshots has no rows. Read-only.
+ * ancestors still in the table's metadata, newest first, with their commit times in milliseconds. A
+ * table without snapshots has no rows. Read-only.
  */
 final class AncestorsOfProcedure extends BaseProcedure {
   static final String NAME = "ancestors_of";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.optional("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID};

@@ -20,9 +20,9 @@ import scala.Option;
  * Checks the arguments of a CALL against a procedure's parameters when Spark binds it, before
  * anything runs: too many positional arguments, an unknown or repeated name, and a missing required
  * argument each fail naming the argument and the procedure, and so does an argument whose type
- * Spark cannot implicitly cast to its parameter's (the same rule Spark then applies to cast it).
- * A value that has a castable type but does not convert ({@code snapshot_id => 'abc'}) fails
- * later, in Spark's cast, with Spark's message naming the value.
+ * Spark cannot implicitly cast to its parameter's (the same rule Spark then applies to cast it). A
+ * value that has a castable type but does not convert ({@code snapshot_id => 'abc'}) fails later,
+ * in Spark's cast, with Spark's message naming the value.
  */
 final class ArgumentBinding {
   private ArgumentBinding() {}
@@ -41,15 +41,25 @@ final class ArgumentBinding {
         parameter = byName.get(field.name().toLowerCase(Locale.ROOT));
         if (parameter == null) {
           throw new IllegalArgumentException(
-              "Cannot call " + procedure + ": unknown argument '" + field.name()
-                  + "'; its arguments are " + names(parameters));
+              "Cannot call "
+                  + procedure
+                  + ": unknown argument '"
+                  + field.name()
+                  + "'; its arguments are "
+                  + names(parameters));
         }
       } else if (i < parameters.length) {
         parameter = parameters[i];
       } else {
         throw new IllegalArgumentException(
-            "Cannot call " + procedure + ": it takes at most " + parameters.length
-                + " arguments (" + names(parameters) + "), got " + fields.length);
+            "Cannot call "
+                + procedure
+                + ": it takes at most "
+                + parameters.length
+                + " arguments ("
+                + names(parameters)
+                + "), got "
+                + fields.length);
       }
       if (given.put(parameter.name(), true) != null) {
         throw new IllegalArgumentException(
@@ -57,20 +67,33 @@ final class ArgumentBinding {
       }
       if (!castable(field.dataType(), parameter.dataType())) {
         throw new IllegalArgumentException(
-            "Cannot call " + procedure + ": argument '" + parameter.name() + "' must be "
-                + parameter.dataType().sql() + ", not " + field.dataType().sql());
+            "Cannot call "
+                + procedure
+                + ": argument '"
+                + parameter.name()
+                + "' must be "
+                + parameter.dataType().sql()
+                + ", not "
+                + field.dataType().sql());
       }
     }
     for (ProcedureParameter parameter : parameters) {
       if (Parameters.isRequired(parameter) && !given.containsKey(parameter.name())) {
         throw new IllegalArgumentException(
-            "Cannot call " + procedure + ": missing required argument '" + parameter.name()
-                + "' (" + parameter.dataType().sql() + ")");
+            "Cannot call "
+                + procedure
+                + ": missing required argument '"
+                + parameter.name()
+                + "' ("
+                + parameter.dataType().sql()
+                + ")");
       }
     }
   }
 
-  /** Whether Spark's argument coercion (ANSI or not, as the session says) casts one to the other. */
+  /**
+   * Whether Spark's argument coercion (ANSI or not, as the session says) casts one to the other.
+   */
   private static boolean castable(DataType from, DataType to) {
     Expression value = Literal$.MODULE$.create(null, from);
     Option<Expression> cast =

@@ -10,15 +10,16 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code cherrypick_snapshot(table, snapshot_id)}: applies the changes of a snapshot that is not
- * an ancestor of the current one (a staged write-audit-publish snapshot, or one of another branch)
- * on top of the current snapshot (Iceberg's {@code ManageSnapshots.cherrypick}). Iceberg writes one
+ * {@code cherrypick_snapshot(table, snapshot_id)}: applies the changes of a snapshot that is not an
+ * ancestor of the current one (a staged write-audit-publish snapshot, or one of another branch) on
+ * top of the current snapshot (Iceberg's {@code ManageSnapshots.cherrypick}). Iceberg writes one
  * new snapshot, or fast-forwards when the source's parent is the current snapshot.
  */
 final class CherrypickSnapshotProcedure extends BaseProcedure {
   static final String NAME = "cherrypick_snapshot";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.required("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID};

@@ -33,7 +33,8 @@ import org.apache.spark.sql.types.StructType;
 final class ExpireSnapshotsProcedure extends BaseProcedure {
   static final String NAME = "expire_snapshots";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter OLDER_THAN =
       Parameters.optional("older_than", DataTypes.TimestampType);
   private static final ProcedureParameter RETAIN_LAST =

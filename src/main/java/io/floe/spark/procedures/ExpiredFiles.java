@@ -65,7 +65,12 @@ final class ExpiredFiles {
    * @param after the metadata after it
    * @param paths the files Iceberg found unreferenced
    */
-  ExpiredFiles(String table, FileIO io, TableMetadata before, TableMetadata after, Collection<String> paths) {
+  ExpiredFiles(
+      String table,
+      FileIO io,
+      TableMetadata before,
+      TableMetadata after,
+      Collection<String> paths) {
     this.table = table;
     this.io = io;
     this.before = before;
@@ -90,14 +95,20 @@ final class ExpiredFiles {
       if (threads != null) {
         LOG.warn(
             "Ignoring max_concurrent_deletes for {}: its FileIO {} deletes in bulk",
-            table, io.getClass().getName());
+            table,
+            io.getClass().getName());
       }
       try {
         ((SupportsBulkOperations) io).deleteFiles(paths);
         paths.forEach(path -> counts.get(kinds.get(path)).incrementAndGet());
       } catch (BulkDeletionFailureException e) {
-        LOG.warn("Cannot delete {} expired files of {}; they stay in place", e.numberFailedObjects(), table, e);
-        paths.stream().filter(path -> !io.newInputFile(path).exists())
+        LOG.warn(
+            "Cannot delete {} expired files of {}; they stay in place",
+            e.numberFailedObjects(),
+            table,
+            e);
+        paths.stream()
+            .filter(path -> !io.newInputFile(path).exists())
             .forEach(path -> counts.get(kinds.get(path)).incrementAndGet());
       }
     } else {
@@ -109,12 +120,16 @@ final class ExpiredFiles {
     return result;
   }
 
-  private void deleteInParallel(int threads, Map<String, Kind> kinds, Map<Kind, AtomicLong> counts) {
-    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-      Thread thread = new Thread(runnable, "floe-expire-snapshots");
-      thread.setDaemon(true);
-      return thread;
-    });
+  private void deleteInParallel(
+      int threads, Map<String, Kind> kinds, Map<Kind, AtomicLong> counts) {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            runnable -> {
+              Thread thread = new Thread(runnable, "floe-expire-snapshots");
+              thread.setDaemon(true);
+              return thread;
+            });
     try {
       List<Future<?>> deletes =
           paths.stream()
@@ -154,14 +169,16 @@ final class ExpiredFiles {
         kinds.put(snapshot.manifestListLocation(), Kind.MANIFEST_LIST);
       }
       for (ManifestFile manifest : snapshot.allManifests(io)) {
-        if (kinds.putIfAbsent(manifest.path(), Kind.MANIFEST) == null && paths.contains(manifest.path())) {
+        if (kinds.putIfAbsent(manifest.path(), Kind.MANIFEST) == null
+            && paths.contains(manifest.path())) {
           classifyContent(manifest, kinds);
         }
       }
     }
     for (String path : paths) {
       if (kinds.putIfAbsent(path, Kind.DATA) == null) {
-        LOG.warn("Expired file {} of {} is in no expired manifest; counted as a data file", path, table);
+        LOG.warn(
+            "Expired file {} of {} is in no expired manifest; counted as a data file", path, table);
       }
     }
     return kinds;
@@ -169,7 +186,8 @@ final class ExpiredFiles {
 
   private void classifyContent(ManifestFile manifest, Map<String, Kind> kinds) {
     if (manifest.content() == ManifestContent.DATA) {
-      try (CloseableIterable<String> files = ManifestFiles.readPaths(manifest, io, before.specsById())) {
+      try (CloseableIterable<String> files =
+          ManifestFiles.readPaths(manifest, io, before.specsById())) {
         files.forEach(path -> kinds.putIfAbsent(path, Kind.DATA));
       } catch (IOException e) {
         throw new UncheckedIOException(e);

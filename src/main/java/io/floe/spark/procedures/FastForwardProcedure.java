@@ -11,14 +11,15 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * {@code fast_forward(table, branch, to)}: moves {@code branch} to the snapshot of {@code to}, which
- * must descend from it (Iceberg's {@code ManageSnapshots.fastForwardBranch}; a missing {@code
+ * {@code fast_forward(table, branch, to)}: moves {@code branch} to the snapshot of {@code to},
+ * which must descend from it (Iceberg's {@code ManageSnapshots.fastForwardBranch}; a missing {@code
  * branch} is created there). No new snapshot is written.
  */
 final class FastForwardProcedure extends BaseProcedure {
   static final String NAME = "fast_forward";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter BRANCH =
       Parameters.required("branch", DataTypes.StringType);
   private static final ProcedureParameter TO = Parameters.required("to", DataTypes.StringType);

@@ -20,8 +20,8 @@ import org.apache.iceberg.types.Type;
 /**
  * Assigns the data files of the manifests being rewritten to the new manifests the way the official
  * runtime does: sorted by the clustering partition fields (then by path, so that the outcome is
- * deterministic) and cut into {@code count} contiguous ranges of about equal size. Each file's range
- * is the cluster key handed to Iceberg's {@code RewriteManifests.clusterBy}.
+ * deterministic) and cut into {@code count} contiguous ranges of about equal size. Each file's
+ * range is the cluster key handed to Iceberg's {@code RewriteManifests.clusterBy}.
  *
  * <p>The paths and clustering values of every file in those manifests are held on the driver.
  */

@@ -4,7 +4,9 @@ import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
-/** Declares procedure parameters the way the official runtime does: required, or NULL by default. */
+/**
+ * Declares procedure parameters the way the official runtime does: required, or NULL by default.
+ */
 final class Parameters {
   static final DataType STRING_ARRAY = DataTypes.createArrayType(DataTypes.StringType);
   static final DataType LONG_ARRAY = DataTypes.createArrayType(DataTypes.LongType);

@@ -22,8 +22,8 @@ import org.apache.spark.sql.types.DataTypes;
  * The arguments of one call, read by parameter. Spark hands them over in the order of the declared
  * parameters, already cast to the declared types, with NULL for every optional one left out.
  * Reading a required argument that is NULL, or a map with a key the procedure does not know, fails
- * naming the argument or the key. Reading a parameter with the accessor of another type is a bug
- * in the procedure and fails as one.
+ * naming the argument or the key. Reading a parameter with the accessor of another type is a bug in
+ * the procedure and fails as one.
  */
 final class ProcedureArgs {
   private final String procedure;
@@ -86,7 +86,9 @@ final class ProcedureArgs {
         : Math.floorDiv(row.getLong(ordinal), TimeUnit.MILLISECONDS.toMicros(1));
   }
 
-  /** An ARRAY&lt;BIGINT&gt; argument; null when not given. A NULL element fails naming the argument. */
+  /**
+   * An ARRAY&lt;BIGINT&gt; argument; null when not given. A NULL element fails naming the argument.
+   */
   List<Long> optionalLongList(ProcedureParameter parameter) {
     int ordinal = ordinal(parameter, Parameters.LONG_ARRAY);
     if (row.isNullAt(ordinal)) {
@@ -103,7 +105,9 @@ final class ProcedureArgs {
     return Collections.unmodifiableList(values);
   }
 
-  /** An ARRAY&lt;STRING&gt; argument; null when not given. A NULL element fails naming the argument. */
+  /**
+   * An ARRAY&lt;STRING&gt; argument; null when not given. A NULL element fails naming the argument.
+   */
   List<String> optionalStringList(ProcedureParameter parameter) {
     int ordinal = ordinal(parameter, Parameters.STRING_ARRAY);
     if (row.isNullAt(ordinal)) {
@@ -140,7 +144,9 @@ final class ProcedureArgs {
       if (!knownKeys.contains(normalized)) {
         throw invalid(
             parameter,
-            "has an unknown key '" + key + "'; known keys: "
+            "has an unknown key '"
+                + key
+                + "'; known keys: "
                 + String.join(", ", new TreeSet<>(knownKeys)));
       }
       if (map.valueArray().isNullAt(i)) {
@@ -172,8 +178,14 @@ final class ProcedureArgs {
     }
     if (!parameter.dataType().sameType(type)) {
       throw new IllegalStateException(
-          "Parameter " + parameter.name() + " of " + procedure + " is "
-              + parameter.dataType().catalogString() + ", not " + type.catalogString());
+          "Parameter "
+              + parameter.name()
+              + " of "
+              + procedure
+              + " is "
+              + parameter.dataType().catalogString()
+              + ", not "
+              + type.catalogString());
     }
     return ordinal;
   }

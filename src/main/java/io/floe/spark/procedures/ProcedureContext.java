@@ -67,7 +67,11 @@ public final class ProcedureContext {
               spark().sessionState().sqlParser().parseMultipartIdentifier(text));
     } catch (ParseException e) {
       throw new IllegalArgumentException(
-          "Cannot call " + procedure + ": cannot parse argument '" + argument + "' as a table name: "
+          "Cannot call "
+              + procedure
+              + ": cannot parse argument '"
+              + argument
+              + "' as a table name: "
               + text,
           e);
     }
@@ -86,8 +90,15 @@ public final class ProcedureContext {
       namespace = parts.subList(1, parts.size() - 1);
     } else if (catalogs.isCatalogRegistered(first)) {
       throw new IllegalArgumentException(
-          "Cannot call " + procedure + " in catalog '" + catalogName + "': '" + text
-              + "' is a table in catalog '" + first + "'");
+          "Cannot call "
+              + procedure
+              + " in catalog '"
+              + catalogName
+              + "': '"
+              + text
+              + "' is a table in catalog '"
+              + first
+              + "'");
     }
     return TableIdentifier.of(Namespace.of(namespace.toArray(new String[0])), name);
   }
@@ -117,7 +128,8 @@ public final class ProcedureContext {
   /** The table's full Spark name, every part quoted. */
   String quoted(TableIdentifier ident) {
     StringBuilder name = new StringBuilder(quote(catalogName));
-    Arrays.stream(ident.namespace().levels()).forEach(level -> name.append('.').append(quote(level)));
+    Arrays.stream(ident.namespace().levels())
+        .forEach(level -> name.append('.').append(quote(level)));
     return name.append('.').append(quote(ident.name())).toString();
   }
 

@@ -38,21 +38,38 @@ public final class Procedures {
   /**
    * The procedure an identifier names.
    *
-   * @throws org.apache.spark.sql.AnalysisException naming the procedure and listing the known ones when there is none
+   * @throws org.apache.spark.sql.AnalysisException naming the procedure and listing the known ones
+   *     when there is none
    */
   public static UnboundProcedure load(ProcedureContext context, Identifier ident) {
     String qualified = context.catalogName() + "." + String.join(".", ident.namespace());
     if (!servesNamespace(ident.namespace())) {
       throw ProcedureErrors.analysisError(
-          "Cannot find procedure " + qualified + "." + ident.name() + ": procedures of catalog "
-              + context.catalogName() + " are in namespace " + NAMESPACE + " ("
-              + context.catalogName() + "." + NAMESPACE + "." + ident.name() + ")");
+          "Cannot find procedure "
+              + qualified
+              + "."
+              + ident.name()
+              + ": procedures of catalog "
+              + context.catalogName()
+              + " are in namespace "
+              + NAMESPACE
+              + " ("
+              + context.catalogName()
+              + "."
+              + NAMESPACE
+              + "."
+              + ident.name()
+              + ")");
     }
     Function<ProcedureContext, BaseProcedure> procedure =
         PROCEDURES.get(ident.name().toLowerCase(Locale.ROOT));
     if (procedure == null) {
       throw ProcedureErrors.analysisError(
-          "Cannot find procedure " + qualified + "." + ident.name() + "; known procedures: "
+          "Cannot find procedure "
+              + qualified
+              + "."
+              + ident.name()
+              + "; known procedures: "
               + String.join(", ", new TreeMap<>(PROCEDURES).keySet()));
     }
     return procedure.apply(context);

@@ -21,7 +21,8 @@ import org.apache.spark.sql.types.StructType;
 final class PublishChangesProcedure extends BaseProcedure {
   static final String NAME = "publish_changes";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter WAP_ID =
       Parameters.required("wap_id", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, WAP_ID};
@@ -69,12 +70,20 @@ final class PublishChangesProcedure extends BaseProcedure {
       }
     }
     if (matches.isEmpty()) {
-      throw failure("table " + table.name() + " has no staged snapshot with wap.id '" + wapId + "'");
+      throw failure(
+          "table " + table.name() + " has no staged snapshot with wap.id '" + wapId + "'");
     }
     if (matches.size() > 1) {
       throw failure(
-          "table " + table.name() + " has " + matches.size() + " staged snapshots with wap.id '"
-              + wapId + "' " + matches + "; cherry-pick one with cherrypick_snapshot");
+          "table "
+              + table.name()
+              + " has "
+              + matches.size()
+              + " staged snapshots with wap.id '"
+              + wapId
+              + "' "
+              + matches
+              + "; cherry-pick one with cherrypick_snapshot");
     }
     return matches.get(0);
   }

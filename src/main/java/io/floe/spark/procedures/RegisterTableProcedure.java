@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructType;
 final class RegisterTableProcedure extends BaseProcedure {
   static final String NAME = "register_table";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter METADATA_FILE =
       Parameters.required("metadata_file", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, METADATA_FILE};

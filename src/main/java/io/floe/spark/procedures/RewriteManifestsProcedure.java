@@ -24,8 +24,8 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code rewrite_manifests(table [, use_caching, spec_id, sort_by])}: rewrites the data manifests of
- * one partition spec (the current one by default) of the current snapshot into about {@code
+ * {@code rewrite_manifests(table [, use_caching, spec_id, sort_by])}: rewrites the data manifests
+ * of one partition spec (the current one by default) of the current snapshot into about {@code
  * ceil(total size / commit.manifest.target-size-bytes)} manifests, clustered by the partition
  * fields ({@code sort_by} names which, in order), through Iceberg core's {@code RewriteManifests}:
  * one snapshot of operation {@code replace} whose summary carries {@code floe.commit-id}. Like the
@@ -38,7 +38,8 @@ import org.apache.spark.sql.types.StructType;
 final class RewriteManifestsProcedure extends BaseProcedure {
   static final String NAME = "rewrite_manifests";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter USE_CACHING =
       Parameters.optional("use_caching", DataTypes.BooleanType);
   private static final ProcedureParameter SPEC_ID =
@@ -87,12 +88,15 @@ final class RewriteManifestsProcedure extends BaseProcedure {
     return modifyTable(ident, table -> rewrite(table, args, specId, sortBy));
   }
 
-  private InternalRow[] rewrite(Table table, ProcedureArgs args, Integer specId, List<String> sortBy) {
+  private InternalRow[] rewrite(
+      Table table, ProcedureArgs args, Integer specId, List<String> sortBy) {
     PartitionSpec spec = specId == null ? table.spec() : table.specs().get(specId);
     if (spec == null) {
       throw args.invalid(
           SPEC_ID,
-          "names no partition spec of " + table.name() + "; its spec ids are "
+          "names no partition spec of "
+              + table.name()
+              + "; its spec ids are "
               + table.specs().keySet());
     }
     List<Integer> positions = clusteringPositions(table, args, spec, sortBy);
@@ -134,7 +138,8 @@ final class RewriteManifestsProcedure extends BaseProcedure {
 
   private List<Integer> clusteringPositions(
       Table table, ProcedureArgs args, PartitionSpec spec, List<String> sortBy) {
-    List<String> names = spec.fields().stream().map(PartitionField::name).collect(Collectors.toList());
+    List<String> names =
+        spec.fields().stream().map(PartitionField::name).collect(Collectors.toList());
     if (sortBy == null) {
       List<Integer> all = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
@@ -147,8 +152,15 @@ final class RewriteManifestsProcedure extends BaseProcedure {
     if (!unknown.isEmpty()) {
       throw args.invalid(
           SORT_BY,
-          "names " + unknown + ", not partition fields of spec " + spec.specId() + " of "
-              + table.name() + " (its fields: " + names + ")");
+          "names "
+              + unknown
+              + ", not partition fields of spec "
+              + spec.specId()
+              + " of "
+              + table.name()
+              + " (its fields: "
+              + names
+              + ")");
     }
     return sortBy.stream().map(names::indexOf).collect(Collectors.toList());
   }

@@ -16,7 +16,8 @@ import org.apache.spark.sql.types.StructType;
 final class RollbackToSnapshotProcedure extends BaseProcedure {
   static final String NAME = "rollback_to_snapshot";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.required("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID};

@@ -18,7 +18,8 @@ import org.apache.spark.sql.types.StructType;
 final class RollbackToTimestampProcedure extends BaseProcedure {
   static final String NAME = "rollback_to_timestamp";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter TIMESTAMP =
       Parameters.required("timestamp", DataTypes.TimestampType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, TIMESTAMP};

@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructType;
 final class SetCurrentSnapshotProcedure extends BaseProcedure {
   static final String NAME = "set_current_snapshot";
 
-  private static final ProcedureParameter TABLE = Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE =
+      Parameters.required("table", DataTypes.StringType);
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.optional("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter REF = Parameters.optional("ref", DataTypes.StringType);
@@ -74,7 +75,11 @@ final class SetCurrentSnapshotProcedure extends BaseProcedure {
     SnapshotRef ref = table.refs().get(name);
     if (ref == null) {
       throw failure(
-          "table " + table.name() + " has no branch or tag '" + name + "'; it has "
+          "table "
+              + table.name()
+              + " has no branch or tag '"
+              + name
+              + "'; it has "
               + String.join(", ", new java.util.TreeSet<>(table.refs().keySet())));
     }
     return ref.snapshotId();

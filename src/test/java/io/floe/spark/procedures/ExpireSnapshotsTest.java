@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code expire_snapshots} on real tables: snapshots removed from the metadata, exactly the
- * unreferenced files deleted from disk and counted per kind, every file a retained snapshot,
- * branch or tag references kept, rows unchanged.
+ * unreferenced files deleted from disk and counted per kind, every file a retained snapshot, branch
+ * or tag references kept, rows unchanged.
  */
 class ExpireSnapshotsTest extends ProcedureTestBase {
   static final String TABLE = "db.expiring";
@@ -47,7 +47,8 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
   }
 
   static boolean exists(String location) {
-    return Files.exists(Paths.get(URI.create(location.startsWith("file:") ? location : "file:" + location)));
+    return Files.exists(
+        Paths.get(URI.create(location.startsWith("file:") ? location : "file:" + location)));
   }
 
   static String fileOf(Table table, long snapshotId) {
@@ -82,16 +83,18 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
             .collect(Collectors.toList());
 
     Dataset<Row> result =
-        call("expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last => 1)", TABLE);
+        call(
+            "expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last => 1)",
+            TABLE);
 
     assertSchema(
         result.schema(),
-        "deleted_data_files_count", DataTypes.LongType, true,
-        "deleted_position_delete_files_count", DataTypes.LongType, true,
-        "deleted_equality_delete_files_count", DataTypes.LongType, true,
-        "deleted_manifest_files_count", DataTypes.LongType, true,
-        "deleted_manifest_lists_count", DataTypes.LongType, true,
-        "deleted_statistics_files_count", DataTypes.LongType, true);
+        column("deleted_data_files_count", DataTypes.LongType, true),
+        column("deleted_position_delete_files_count", DataTypes.LongType, true),
+        column("deleted_equality_delete_files_count", DataTypes.LongType, true),
+        column("deleted_manifest_files_count", DataTypes.LongType, true),
+        column("deleted_manifest_lists_count", DataTypes.LongType, true),
+        column("deleted_statistics_files_count", DataTypes.LongType, true));
     assertThat(result.collectAsList())
         .containsExactly(row(1L, 0L, 0L, (long) expiredManifests.size(), 3L, 0L));
     assertThat(snapshotIds(TABLE)).containsExactly(fourth);
@@ -112,7 +115,10 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
     String fileOfOne = fileOf(table, first);
 
     List<Row> result =
-        call("expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last => 1)", TABLE)
+        call(
+                "expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last =>"
+                    + " 1)",
+                TABLE)
             .collectAsList();
 
     assertThat(result.get(0).getLong(0)).isZero();
@@ -144,7 +150,9 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
 
   @Test
   void retainLastKeepsThatManyAncestors() {
-    call("expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last => 2)", TABLE)
+    call(
+            "expire_snapshots(table => '%s', older_than => current_timestamp(), retain_last => 2)",
+            TABLE)
         .collectAsList();
     assertThat(snapshotIds(TABLE)).containsExactlyInAnyOrder(third, fourth);
     assertThat(ids(TABLE)).containsExactly(2L, 3L);
@@ -169,25 +177,29 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
 
   @Test
   void badArgumentsFailNamingThemAndChangeNothing() {
-    assertThatThrownBy(() -> call("expire_snapshots(table => '%s', retain_last => 0)", TABLE).collectAsList())
+    assertThatThrownBy(
+            () -> call("expire_snapshots(table => '%s', retain_last => 0)", TABLE).collectAsList())
         .hasMessage(
             "Cannot call floe.system.expire_snapshots: argument 'retain_last' must be at least 1, "
                 + "got 0");
     assertThatThrownBy(
-            () -> call("expire_snapshots(table => '%s', max_concurrent_deletes => 0)", TABLE)
-                .collectAsList())
+            () ->
+                call("expire_snapshots(table => '%s', max_concurrent_deletes => 0)", TABLE)
+                    .collectAsList())
         .hasMessage(
             "Cannot call floe.system.expire_snapshots: argument 'max_concurrent_deletes' must be "
                 + "at least 1, got 0");
     assertThatThrownBy(
-            () -> call("expire_snapshots(table => '%s', snapshot_ids => array('x'))", TABLE)
-                .collectAsList())
+            () ->
+                call("expire_snapshots(table => '%s', snapshot_ids => array('x'))", TABLE)
+                    .collectAsList())
         .hasMessage(
             "Cannot call floe.system.expire_snapshots: argument 'snapshot_ids' must be "
                 + "ARRAY<BIGINT>, not ARRAY<STRING>");
     assertThatThrownBy(
-            () -> call("expire_snapshots(table => '%s', older => current_timestamp())", TABLE)
-                .collectAsList())
+            () ->
+                call("expire_snapshots(table => '%s', older => current_timestamp())", TABLE)
+                    .collectAsList())
         .hasMessageStartingWith(
             "Cannot call floe.system.expire_snapshots: unknown argument 'older'; its arguments "
                 + "are table, older_than, retain_last, max_concurrent_deletes, stream_results, "

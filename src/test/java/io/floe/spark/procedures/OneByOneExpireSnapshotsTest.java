@@ -9,8 +9,8 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code expire_snapshots} on a FileIO without bulk deletes: files are deleted one by one on
- * {@code max_concurrent_deletes} threads.
+ * {@code expire_snapshots} on a FileIO without bulk deletes: files are deleted one by one on {@code
+ * max_concurrent_deletes} threads.
  */
 class OneByOneExpireSnapshotsTest extends ProcedureTestBase {
   @Override
@@ -31,9 +31,8 @@ class OneByOneExpireSnapshotsTest extends ProcedureTestBase {
     OneByOneFileIO.DELETING_THREADS.clear();
 
     assertThat(
-            call(
-                    "expire_snapshots(table => 'db.one_by_one', older_than => current_timestamp(), "
-                        + "retain_last => 1, max_concurrent_deletes => 2)")
+            call("expire_snapshots(table => 'db.one_by_one', older_than => current_timestamp(), "
+                    + "retain_last => 1, max_concurrent_deletes => 2)")
                 .collectAsList())
         .containsExactly(row(0L, 0L, 0L, 0L, 1L, 0L));
 

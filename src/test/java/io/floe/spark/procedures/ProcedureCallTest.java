@@ -91,7 +91,8 @@ class ProcedureCallTest extends ProcedureTestBase {
 
   @Test
   void requiredArgumentGivenAsNullFailsNamingIt() {
-    assertThatThrownBy(() -> call("rollback_to_snapshot(table => '%s', snapshot_id => NULL)", TABLE))
+    assertThatThrownBy(
+            () -> call("rollback_to_snapshot(table => '%s', snapshot_id => NULL)", TABLE))
         .hasMessage(
             "Cannot call floe.system.rollback_to_snapshot: argument 'snapshot_id' is required "
                 + "and must not be NULL");

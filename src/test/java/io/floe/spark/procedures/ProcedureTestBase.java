@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -53,18 +54,23 @@ abstract class ProcedureTestBase extends CatalogTestBase {
         .collect(Collectors.toList());
   }
 
+  /** One expected output column. */
+  static StructField column(String name, DataType type, boolean nullable) {
+    return new StructField(name, type, nullable, Metadata.empty());
+  }
+
   /** Asserts a schema column by column: names, types and nullability, in order. */
-  static void assertSchema(StructType actual, Object... nameTypeNullable) {
-    assertThat(actual.fields()).hasSize(nameTypeNullable.length / 3);
-    for (int i = 0; i < actual.fields().length; i++) {
+  static void assertSchema(StructType actual, StructField... expected) {
+    assertThat(actual.fields()).hasSize(expected.length);
+    for (int i = 0; i < expected.length; i++) {
       StructField field = actual.fields()[i];
-      assertThat(field.name()).as("column %d name", i).isEqualTo(nameTypeNullable[3 * i]);
+      assertThat(field.name()).as("column %d name", i).isEqualTo(expected[i].name());
       assertThat(field.dataType())
           .as("column %s type", field.name())
-          .isEqualTo((DataType) nameTypeNullable[3 * i + 1]);
+          .isEqualTo(expected[i].dataType());
       assertThat(field.nullable())
           .as("column %s nullable", field.name())
-          .isEqualTo(nameTypeNullable[3 * i + 2]);
+          .isEqualTo(expected[i].nullable());
     }
   }
 }

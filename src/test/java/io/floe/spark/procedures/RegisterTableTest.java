@@ -41,9 +41,9 @@ class RegisterTableTest extends ProcedureTestBase {
 
     assertSchema(
         result.schema(),
-        "current_snapshot_id", DataTypes.LongType, true,
-        "total_records_count", DataTypes.LongType, true,
-        "total_data_files_count", DataTypes.LongType, true);
+        column("current_snapshot_id", DataTypes.LongType, true),
+        column("total_records_count", DataTypes.LongType, true),
+        column("total_data_files_count", DataTypes.LongType, true));
     assertThat(result.collectAsList()).containsExactly(row(current, 3L, files));
     Table registered = icebergTable("db.registered");
     assertThat(registered.currentSnapshot().snapshotId()).isEqualTo(current);

@@ -53,7 +53,8 @@ class RewriteManifestsTest extends ProcedureTestBase {
     Set<String> groups = new TreeSet<>();
     for (ManifestFile manifest : dataManifests()) {
       Set<String> cats = new TreeSet<>();
-      try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), table.specs())) {
+      try (ManifestReader<DataFile> reader =
+          ManifestFiles.read(manifest, table.io(), table.specs())) {
         for (DataFile file : reader) {
           cats.add(file.partition().get(0, CharSequence.class).toString());
         }
@@ -86,8 +87,8 @@ class RewriteManifestsTest extends ProcedureTestBase {
 
     assertSchema(
         result.schema(),
-        "rewritten_manifests_count", DataTypes.IntegerType, false,
-        "added_manifests_count", DataTypes.IntegerType, false);
+        column("rewritten_manifests_count", DataTypes.IntegerType, false),
+        column("added_manifests_count", DataTypes.IntegerType, false));
     assertThat(result.collectAsList()).containsExactly(row(4, 1));
     assertThat(dataManifests()).hasSize(1);
     assertThat(snapshots(TABLE)).hasSize(snapshotsBefore + 1);
@@ -115,7 +116,9 @@ class RewriteManifestsTest extends ProcedureTestBase {
   @Test
   void sortByClustersByTheNamedFields() throws IOException {
     targetTwoManifests();
-    assertThat(call("rewrite_manifests(table => '%s', sort_by => array('region'))", TABLE).collectAsList())
+    assertThat(
+            call("rewrite_manifests(table => '%s', sort_by => array('region'))", TABLE)
+                .collectAsList())
         .containsExactly(row(4, 2));
     // regions: b=w, d=x | a=y, c=z
     assertThat(categoriesPerManifest()).containsExactly("ac", "bd");
@@ -126,7 +129,9 @@ class RewriteManifestsTest extends ProcedureTestBase {
   void specIdPicksTheManifestsOfThatSpec() {
     int specId = icebergTable(TABLE).spec().specId();
     assertThat(
-            call("rewrite_manifests(table => '%s', spec_id => %d, use_caching => false)", TABLE, specId)
+            call(
+                    "rewrite_manifests(table => '%s', spec_id => %d, use_caching => false)",
+                    TABLE, specId)
                 .collectAsList())
         .containsExactly(row(4, 1));
   }
@@ -134,18 +139,21 @@ class RewriteManifestsTest extends ProcedureTestBase {
   @Test
   void badArgumentsFailNamingThemAndChangeNothing() {
     int snapshotsBefore = snapshots(TABLE).size();
-    assertThatThrownBy(() -> call("rewrite_manifests(table => '%s', spec_id => 7)", TABLE).collectAsList())
+    assertThatThrownBy(
+            () -> call("rewrite_manifests(table => '%s', spec_id => 7)", TABLE).collectAsList())
         .hasMessage(
             "Cannot call floe.system.rewrite_manifests: argument 'spec_id' names no partition "
                 + "spec of floe.db.manifests; its spec ids are [0]");
     assertThatThrownBy(
-            () -> call("rewrite_manifests(table => '%s', sort_by => array('nope'))", TABLE)
-                .collectAsList())
+            () ->
+                call("rewrite_manifests(table => '%s', sort_by => array('nope'))", TABLE)
+                    .collectAsList())
         .hasMessage(
             "Cannot call floe.system.rewrite_manifests: argument 'sort_by' names [nope], not "
                 + "partition fields of spec 0 of floe.db.manifests (its fields: [cat, region])");
     assertThatThrownBy(
-            () -> call("rewrite_manifests(table => '%s', sort_by => array())", TABLE).collectAsList())
+            () ->
+                call("rewrite_manifests(table => '%s', sort_by => array())", TABLE).collectAsList())
         .hasMessage(
             "Cannot call floe.system.rewrite_manifests: argument 'sort_by' must not be empty when "
                 + "given");

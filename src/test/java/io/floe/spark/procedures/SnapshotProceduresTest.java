@@ -41,8 +41,12 @@ class SnapshotProceduresTest extends ProcedureTestBase {
     String source = "db.staged_source_" + id;
     createTable(source);
     append(source, id);
-    DataFile file = icebergTable(source).currentSnapshot().addedDataFiles(icebergTable(source).io())
-        .iterator().next();
+    DataFile file =
+        icebergTable(source)
+            .currentSnapshot()
+            .addedDataFiles(icebergTable(source).io())
+            .iterator()
+            .next();
     Table table = icebergTable(TABLE);
     table.newAppend().appendFile(file).set("wap.id", wapId).stageOnly().commit();
     table.refresh();
@@ -56,11 +60,12 @@ class SnapshotProceduresTest extends ProcedureTestBase {
 
   @Test
   void rollbackToSnapshotMakesAnAncestorCurrent() {
-    Dataset<Row> result = call("rollback_to_snapshot(table => '%s', snapshot_id => %d)", TABLE, first);
+    Dataset<Row> result =
+        call("rollback_to_snapshot(table => '%s', snapshot_id => %d)", TABLE, first);
     assertSchema(
         result.schema(),
-        "previous_snapshot_id", DataTypes.LongType, false,
-        "current_snapshot_id", DataTypes.LongType, false);
+        column("previous_snapshot_id", DataTypes.LongType, false),
+        column("current_snapshot_id", DataTypes.LongType, false));
     assertThat(result.collectAsList()).containsExactly(row(third, first));
     assertThat(current()).isEqualTo(first);
     assertThat(snapshots(TABLE)).hasSize(3);
@@ -85,8 +90,8 @@ class SnapshotProceduresTest extends ProcedureTestBase {
             TABLE, afterSecond);
     assertSchema(
         result.schema(),
-        "previous_snapshot_id", DataTypes.LongType, false,
-        "current_snapshot_id", DataTypes.LongType, false);
+        column("previous_snapshot_id", DataTypes.LongType, false),
+        column("current_snapshot_id", DataTypes.LongType, false));
     assertThat(result.collectAsList()).containsExactly(row(third, second));
     assertThat(current()).isEqualTo(second);
     assertThat(ids(TABLE)).containsExactly(1L, 2L);
@@ -95,8 +100,9 @@ class SnapshotProceduresTest extends ProcedureTestBase {
   @Test
   void rollbackToTimestampBeforeTheFirstSnapshotFails() {
     assertThatThrownBy(
-            () -> call("rollback_to_timestamp('%s', TIMESTAMP '2000-01-01 00:00:00')", TABLE)
-                .collectAsList())
+            () ->
+                call("rollback_to_timestamp('%s', TIMESTAMP '2000-01-01 00:00:00')", TABLE)
+                    .collectAsList())
         .hasMessageContaining("Cannot roll back, no valid snapshot older than");
     assertThat(current()).isEqualTo(third);
   }
@@ -104,11 +110,12 @@ class SnapshotProceduresTest extends ProcedureTestBase {
   @Test
   void setCurrentSnapshotBySnapshotIdNeedNotBeAnAncestor() {
     call("rollback_to_snapshot('%s', %d)", TABLE, first).collectAsList();
-    Dataset<Row> result = call("set_current_snapshot(table => '%s', snapshot_id => %d)", TABLE, third);
+    Dataset<Row> result =
+        call("set_current_snapshot(table => '%s', snapshot_id => %d)", TABLE, third);
     assertSchema(
         result.schema(),
-        "previous_snapshot_id", DataTypes.LongType, true,
-        "current_snapshot_id", DataTypes.LongType, false);
+        column("previous_snapshot_id", DataTypes.LongType, true),
+        column("current_snapshot_id", DataTypes.LongType, false));
     assertThat(result.collectAsList()).containsExactly(row(first, third));
     assertThat(current()).isEqualTo(third);
     assertThat(ids(TABLE)).containsExactly(1L, 2L, 3L);
@@ -146,11 +153,12 @@ class SnapshotProceduresTest extends ProcedureTestBase {
     assertThat(current()).isEqualTo(third);
     int before = snapshots(TABLE).size();
 
-    Dataset<Row> result = call("cherrypick_snapshot(table => '%s', snapshot_id => %d)", TABLE, staged);
+    Dataset<Row> result =
+        call("cherrypick_snapshot(table => '%s', snapshot_id => %d)", TABLE, staged);
     assertSchema(
         result.schema(),
-        "source_snapshot_id", DataTypes.LongType, false,
-        "current_snapshot_id", DataTypes.LongType, false);
+        column("source_snapshot_id", DataTypes.LongType, false),
+        column("current_snapshot_id", DataTypes.LongType, false));
     List<Row> rows = result.collectAsList();
     assertThat(rows).hasSize(1);
     assertThat(rows.get(0).getLong(0)).isEqualTo(staged);
@@ -185,8 +193,8 @@ class SnapshotProceduresTest extends ProcedureTestBase {
     Dataset<Row> result = call("publish_changes(table => '%s', wap_id => 'w-pub')", TABLE);
     assertSchema(
         result.schema(),
-        "source_snapshot_id", DataTypes.LongType, false,
-        "current_snapshot_id", DataTypes.LongType, false);
+        column("source_snapshot_id", DataTypes.LongType, false),
+        column("current_snapshot_id", DataTypes.LongType, false));
     assertThat(result.collectAsList()).containsExactly(row(staged, current()));
     assertThat(icebergTable(TABLE).currentSnapshot().summary())
         .containsEntry("published-wap-id", "w-pub");
@@ -211,12 +219,13 @@ class SnapshotProceduresTest extends ProcedureTestBase {
   @Test
   void fastForwardMovesABranchToADescendant() {
     icebergTable(TABLE).manageSnapshots().createBranch("audit", first).commit();
-    Dataset<Row> result = call("fast_forward(table => '%s', branch => 'audit', to => 'main')", TABLE);
+    Dataset<Row> result =
+        call("fast_forward(table => '%s', branch => 'audit', to => 'main')", TABLE);
     assertSchema(
         result.schema(),
-        "branch_updated", DataTypes.StringType, false,
-        "previous_ref", DataTypes.LongType, true,
-        "updated_ref", DataTypes.LongType, false);
+        column("branch_updated", DataTypes.StringType, false),
+        column("previous_ref", DataTypes.LongType, true),
+        column("updated_ref", DataTypes.LongType, false));
     assertThat(result.collectAsList()).containsExactly(row("audit", first, third));
     assertThat(icebergTable(TABLE).refs().get("audit").snapshotId()).isEqualTo(third);
     assertThat(current()).isEqualTo(third);
@@ -238,14 +247,15 @@ class SnapshotProceduresTest extends ProcedureTestBase {
     Dataset<Row> result = call("ancestors_of('%s')", TABLE);
     assertSchema(
         result.schema(),
-        "snapshot_id", DataTypes.LongType, true,
-        "timestamp", DataTypes.LongType, true);
+        column("snapshot_id", DataTypes.LongType, true),
+        column("timestamp", DataTypes.LongType, true));
     assertThat(result.collectAsList())
         .containsExactly(
             row(third, table.snapshot(third).timestampMillis()),
             row(second, table.snapshot(second).timestampMillis()),
             row(first, table.snapshot(first).timestampMillis()));
-    assertThat(call("ancestors_of(table => '%s', snapshot_id => %d)", TABLE, second).collectAsList())
+    assertThat(
+            call("ancestors_of(table => '%s', snapshot_id => %d)", TABLE, second).collectAsList())
         .containsExactly(
             row(second, table.snapshot(second).timestampMillis()),
             row(first, table.snapshot(first).timestampMillis()));
