@@ -12,6 +12,8 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.parser.ParseException;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -21,6 +23,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * current), {@code 'db.t'} is in this catalog, and {@code 'cat.db.t'} must name this catalog.
  */
 public final class ProcedureContext {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureContext.class);
+
   private final String catalogName;
   private final Catalog catalog;
   private final String[] defaultNamespace;
@@ -119,10 +123,15 @@ public final class ProcedureContext {
 
   /**
    * Drops Spark's cached plans of a table after a procedure changed it, so that the next query
-   * reads the new state.
+   * reads the new state. A failure is logged, not thrown: the procedure's own outcome (its commit,
+   * or its error) is what the call reports.
    */
   void refreshCached(TableIdentifier ident) {
-    spark().catalog().refreshTable(quoted(ident));
+    try {
+      spark().catalog().refreshTable(quoted(ident));
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot refresh Spark's cached plans of {}", quoted(ident), e);
+    }
   }
 
   /** The table's full Spark name, every part quoted. */

@@ -73,6 +73,19 @@ class SnapshotProceduresTest extends ProcedureTestBase {
   }
 
   @Test
+  void cachedPlansOfTheTableSeeTheNewState() {
+    Dataset<Row> cached = spark.table(CATALOG + "." + TABLE);
+    cached.cache();
+    try {
+      assertThat(cached.count()).isEqualTo(3L);
+      call("rollback_to_snapshot('%s', %d)", TABLE, first).collectAsList();
+      assertThat(spark.table(CATALOG + "." + TABLE).count()).isEqualTo(1L);
+    } finally {
+      cached.unpersist();
+    }
+  }
+
+  @Test
   void rollbackToUnknownSnapshotFailsAndChangesNothing() {
     assertThatThrownBy(() -> call("rollback_to_snapshot('%s', 42)", TABLE).collectAsList())
         .hasMessageContaining("Cannot roll back to unknown snapshot id: 42");
