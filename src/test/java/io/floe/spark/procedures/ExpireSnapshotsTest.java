@@ -3,14 +3,19 @@ package io.floe.spark.procedures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -106,6 +111,56 @@ class ExpireSnapshotsTest extends ProcedureTestBase {
     manifests(icebergTable(TABLE), fourth)
         .forEach(manifest -> assertThat(exists(manifest)).as(manifest).isTrue());
     assertThat(ids(TABLE)).containsExactly(2L, 3L);
+  }
+
+  /** A delete file of the table, registered through Iceberg's core API over a small real file. */
+  private static DeleteFile deleteFile(Table table, String name, boolean equality)
+      throws IOException {
+    Path path = Paths.get(URI.create(withScheme(table.location()))).resolve("data").resolve(name);
+    Files.createDirectories(path.getParent());
+    Files.write(path, new byte[] {1, 2, 3});
+    FileMetadata.Builder builder = FileMetadata.deleteFileBuilder(table.spec());
+    if (equality) {
+      builder.ofEqualityDeletes(table.schema().findField("id").fieldId());
+    } else {
+      builder.ofPositionDeletes();
+    }
+    return builder
+        .withPath(path.toUri().toString())
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(3)
+        .withRecordCount(1)
+        .build();
+  }
+
+  private static String withScheme(String location) {
+    return location.startsWith("file:") ? location : "file:" + location;
+  }
+
+  @Test
+  void countsDeletedPositionAndEqualityDeleteFilesApart() throws IOException {
+    Table table = icebergTable(TABLE);
+    DeleteFile positions = deleteFile(table, "positions.parquet", false);
+    DeleteFile equalities = deleteFile(table, "equalities.parquet", true);
+    table.newRowDelta().addDeletes(positions).addDeletes(equalities).commit();
+    table.newRowDelta().removeDeletes(positions).removeDeletes(equalities).commit();
+    long last = append(TABLE, 4);
+
+    List<Row> result =
+        call(
+                "expire_snapshots(table => '%s', older_than => current_timestamp(), "
+                    + "retain_last => 1)",
+                TABLE)
+            .collectAsList();
+
+    assertThat(result.get(0).getLong(0)).isEqualTo(1L);
+    assertThat(result.get(0).getLong(1)).isEqualTo(1L);
+    assertThat(result.get(0).getLong(2)).isEqualTo(1L);
+    assertThat(result.get(0).getLong(4)).isEqualTo(6L);
+    assertThat(exists(positions.location())).isFalse();
+    assertThat(exists(equalities.location())).isFalse();
+    assertThat(snapshotIds(TABLE)).containsExactly(last);
+    assertThat(ids(TABLE)).containsExactly(2L, 3L, 4L);
   }
 
   @Test
