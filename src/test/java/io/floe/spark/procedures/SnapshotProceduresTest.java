@@ -245,6 +245,13 @@ class SnapshotProceduresTest extends ProcedureTestBase {
   }
 
   @Test
+  void fastForwardOfAMissingBranchCreatesItAtTheTarget() {
+    assertThat(call("fast_forward('%s', 'fresh', 'main')", TABLE).collectAsList())
+        .containsExactly(row("fresh", null, third));
+    assertThat(icebergTable(TABLE).refs().get("fresh").snapshotId()).isEqualTo(third);
+  }
+
+  @Test
   void fastForwardToANonDescendantFails() {
     icebergTable(TABLE).manageSnapshots().createBranch("audit", third).commit();
     call("rollback_to_snapshot('%s', %d)", TABLE, first).collectAsList();
