@@ -42,10 +42,6 @@ final class ProcedureArgs {
     }
   }
 
-  boolean isSet(ProcedureParameter parameter) {
-    return !row.isNullAt(ordinal(parameter, parameter.dataType()));
-  }
-
   String string(ProcedureParameter parameter) {
     return required(parameter, optionalString(parameter));
   }
