@@ -3,6 +3,8 @@ package io.floe.spark;
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
 import io.floe.spark.functions.FloeFunctions;
+import io.floe.spark.procedures.ProcedureContext;
+import io.floe.spark.procedures.Procedures;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
@@ -17,12 +19,14 @@ import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.FunctionCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -35,16 +39,20 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * <p>Tables are Iceberg tables ({@code USING iceberg}); their metadata tables are reached as {@code
  * <name>.db.table.snapshots} and so on. CREATE/REPLACE TABLE [AS SELECT] are atomic. Iceberg's
  * partition transforms are functions of the {@code system} namespace ({@code
- * <name>.system.bucket(16, id)}, see {@link FloeFunctions}).
+ * <name>.system.bucket(16, id)}, see {@link FloeFunctions}), and so are the maintenance procedures
+ * ({@code CALL <name>.system.expire_snapshots(...)}, see {@link Procedures}).
  */
-public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog {
+public class FloeCatalog
+    implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog, ProcedureCatalog {
   private FloeCatalogSupport support;
+  private ProcedureContext procedures;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
     Map<String, String> settings = Map.copyOf(options.asCaseSensitiveMap());
     Catalog catalog = CatalogBuilder.build(name, settings, hadoopConf());
     this.support = new FloeCatalogSupport(name, settings, catalog);
+    this.procedures = new ProcedureContext(name, catalog, support.defaultNamespace());
   }
 
   private static Configuration hadoopConf() {
@@ -204,6 +212,16 @@ public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces, Fun
   @Override
   public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
     return FloeFunctions.load(ident).orElseThrow(() -> new NoSuchFunctionException(ident));
+  }
+
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    return Procedures.load(procedures, ident);
+  }
+
+  @Override
+  public Identifier[] listProcedures(String[] namespace) {
+    return Procedures.list(namespace);
   }
 
   @Override
