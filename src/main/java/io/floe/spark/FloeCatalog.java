@@ -47,7 +47,8 @@ public class FloeCatalog implements StagingTableCatalog, SupportsNamespaces, Fun
     this.support = new FloeCatalogSupport(name, settings, catalog);
   }
 
-  private static Configuration hadoopConf() {
+  /** A copy of the active session's Hadoop configuration, for building an Iceberg catalog. */
+  static Configuration hadoopConf() {
     return SparkSession.getActiveSession().isDefined()
         ? new Configuration(SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration())
         : new Configuration();

@@ -64,6 +64,11 @@ public final class FloeCatalogSupport {
     return name;
   }
 
+  /** Whether a {@code provider} ({@code USING ...}) names the tables of this catalog. */
+  public static boolean isIcebergProvider(String provider) {
+    return provider != null && TableDefinition.isIcebergProvider(provider);
+  }
+
   public Catalog catalog() {
     return catalog;
   }
