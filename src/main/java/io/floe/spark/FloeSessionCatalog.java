@@ -3,6 +3,7 @@ package io.floe.spark;
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
 import io.floe.spark.catalog.SparkExceptions;
+import io.floe.spark.functions.FloeFunctions;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -11,6 +12,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
@@ -23,6 +25,7 @@ import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -163,7 +166,8 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     try {
       return iceberg.stageReplace(ident, columns, partitions, properties, true);
     } catch (NoSuchTableException e) {
-      throw new IllegalStateException("Cannot create or replace " + ident + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot create or replace " + ident + ": " + e.getMessage(), e);
     }
   }
 
@@ -211,6 +215,27 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     return super.dropNamespace(namespace, cascade);
   }
 
+  // functions: Iceberg's transforms, which Spark loads to plan a write's distribution
+
+  @Override
+  public Identifier[] listFunctions(String[] namespace) throws NoSuchNamespaceException {
+    if (FloeFunctions.servesNamespace(namespace)) {
+      return FloeFunctions.list(namespace);
+    }
+    return super.listFunctions(namespace);
+  }
+
+  @Override
+  public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
+    UnboundFunction function = FloeFunctions.load(ident).orElse(null);
+    return function != null ? function : super.loadFunction(ident);
+  }
+
+  @Override
+  public boolean functionExists(Identifier ident) {
+    return FloeFunctions.load(ident).isPresent() || super.functionExists(ident);
+  }
+
   // helpers
 
   /** Whether the Iceberg catalog holds a table (not a metadata table) of this name. */
@@ -235,13 +260,19 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     String provider = properties.getOrDefault(TableCatalog.PROP_PROVIDER, "the default provider");
     if (!isIcebergProvider(properties)) {
       throw new UnsupportedOperationException(
-          "Cannot replace table " + quoted(ident) + " atomically with provider " + provider
-              + ": only Iceberg tables (USING iceberg) can be replaced in " + name
+          "Cannot replace table "
+              + quoted(ident)
+              + " atomically with provider "
+              + provider
+              + ": only Iceberg tables (USING iceberg) can be replaced in "
+              + name
               + "; drop the table and create it");
     }
     if (!isIcebergTable(ident) && super.tableExists(ident)) {
       throw new UnsupportedOperationException(
-          "Cannot replace table " + quoted(ident) + " with an Iceberg table: it is a table of"
+          "Cannot replace table "
+              + quoted(ident)
+              + " with an Iceberg table: it is a table of"
               + " Spark's built-in catalog; drop it first");
     }
   }

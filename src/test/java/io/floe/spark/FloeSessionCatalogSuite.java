@@ -92,8 +92,10 @@ abstract class FloeSessionCatalogSuite {
   void icebergAndParquetTablesLiveSideBySideUnderUnqualifiedNames() {
     createBoth();
 
-    assertThat(sql("SELECT id, data FROM ice ORDER BY id")).containsExactly(row(1L, "a"), row(2L, "b"));
-    assertThat(sql("SELECT id, kind FROM par ORDER BY id")).containsExactly(row(1L, "x"), row(3L, "y"));
+    assertThat(sql("SELECT id, data FROM ice ORDER BY id"))
+        .containsExactly(row(1L, "a"), row(2L, "b"));
+    assertThat(sql("SELECT id, kind FROM par ORDER BY id"))
+        .containsExactly(row(1L, "x"), row(3L, "y"));
     assertThat(sql("SELECT count(*) FROM spark_catalog.db.ice")).containsExactly(row(2L));
     assertThat(provider("ice")).isEqualTo("iceberg");
     assertThat(provider("par")).isEqualTo("parquet");
@@ -119,22 +121,27 @@ abstract class FloeSessionCatalogSuite {
 
     assertThat(sql("SHOW TABLES").stream().map(r -> r.getString(1)).collect(Collectors.toList()))
         .containsExactlyInAnyOrder("ice", "par", "v");
-    assertThat(sql("SHOW TABLES IN db LIKE 'i*'")).extracting(r -> r.getString(1)).containsExactly("ice");
+    assertThat(sql("SHOW TABLES IN db LIKE 'i*'"))
+        .extracting(r -> r.getString(1))
+        .containsExactly("ice");
   }
 
   @Test
   void aJoinOfBothKindsMatchesTheSameJoinOverSparksOwnRows() {
     createBoth();
-    spark.sql("SELECT * FROM VALUES (1L, 'a'), (2L, 'b') AS t(id, data)").createOrReplaceTempView("ice_rows");
-    spark.sql("SELECT * FROM VALUES (1L, 'x'), (3L, 'y') AS t(id, kind)").createOrReplaceTempView("par_rows");
+    spark
+        .sql("SELECT * FROM VALUES (1L, 'a'), (2L, 'b') AS t(id, data)")
+        .createOrReplaceTempView("ice_rows");
+    spark
+        .sql("SELECT * FROM VALUES (1L, 'x'), (3L, 'y') AS t(id, kind)")
+        .createOrReplaceTempView("par_rows");
     String join =
-        "SELECT coalesce(i.id, p.id) AS id, data, kind FROM %s i FULL OUTER JOIN %s p ON i.id = p.id"
-            + " ORDER BY id";
+        "SELECT coalesce(i.id, p.id) AS id, data, kind FROM %s i FULL OUTER JOIN %s p ON i.id ="
+            + " p.id ORDER BY id";
 
     List<Row> expected = sql(join, "ice_rows", "par_rows");
     assertThat(sql(join, "ice", "par")).isEqualTo(expected);
-    assertThat(expected)
-        .containsExactly(row(1L, "a", "x"), row(2L, "b", null), row(3L, null, "y"));
+    assertThat(expected).containsExactly(row(1L, "a", "x"), row(2L, "b", null), row(3L, null, "y"));
   }
 
   @Test
@@ -145,8 +152,10 @@ abstract class FloeSessionCatalogSuite {
 
     assertThat(provider("ice_ctas")).isEqualTo("iceberg");
     assertThat(provider("par_ctas")).isEqualTo("parquet");
-    assertThat(sql("SELECT * FROM ice_ctas ORDER BY id")).isEqualTo(sql("SELECT * FROM par ORDER BY id"));
-    assertThat(sql("SELECT * FROM par_ctas ORDER BY id")).isEqualTo(sql("SELECT * FROM ice ORDER BY id"));
+    assertThat(sql("SELECT * FROM ice_ctas ORDER BY id"))
+        .isEqualTo(sql("SELECT * FROM par ORDER BY id"));
+    assertThat(sql("SELECT * FROM par_ctas ORDER BY id"))
+        .isEqualTo(sql("SELECT * FROM ice ORDER BY id"));
     Table table = icebergCatalog().loadTable(TableIdentifier.of("db", "ice_ctas"));
     assertThat(table.spec().fields()).extracting(f -> f.name()).containsExactly("kind");
     assertThat(table.snapshots()).hasSize(1);
@@ -157,11 +166,13 @@ abstract class FloeSessionCatalogSuite {
   @Test
   void createOrReplaceTableAsSelectReplacesAnIcebergTableInOneSnapshot() {
     createBoth();
-    long before = icebergCatalog().loadTable(TableIdentifier.of("db", "ice")).currentSnapshot().snapshotId();
+    long before =
+        icebergCatalog().loadTable(TableIdentifier.of("db", "ice")).currentSnapshot().snapshotId();
 
     sql("CREATE OR REPLACE TABLE ice USING iceberg AS SELECT id, kind AS data FROM par");
 
-    assertThat(sql("SELECT id, data FROM ice ORDER BY id")).containsExactly(row(1L, "x"), row(3L, "y"));
+    assertThat(sql("SELECT id, data FROM ice ORDER BY id"))
+        .containsExactly(row(1L, "x"), row(3L, "y"));
     Table table = icebergCatalog().loadTable(TableIdentifier.of("db", "ice"));
     assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(before);
     assertThat(table.currentSnapshot().summary()).containsEntry("total-records", "2");
@@ -179,8 +190,42 @@ abstract class FloeSessionCatalogSuite {
     assertThat(provider("by_floe")).isEqualTo("iceberg");
     assertThat(provider("by_default")).isEqualTo("iceberg");
     assertThat(icebergCatalog().listTables(Namespace.of("db")))
-        .containsExactlyInAnyOrder(TableIdentifier.of("db", "by_floe"), TableIdentifier.of("db", "by_default"));
+        .containsExactlyInAnyOrder(
+            TableIdentifier.of("db", "by_floe"), TableIdentifier.of("db", "by_default"));
     assertThat(sql("SELECT * FROM by_default")).containsExactly(row(7L));
+  }
+
+  @Test
+  void theDataFrameWritersCreateAndAppendToIcebergTables() throws Exception {
+    createBoth();
+    spark.table("par").write().format("iceberg").saveAsTable("db.saved");
+    spark.table("par").write().format("iceberg").mode("append").saveAsTable("db.saved");
+    spark.table("ice").writeTo("db.written").using("iceberg").create();
+    spark.table("ice").writeTo("db.written").append();
+
+    assertThat(provider("saved")).isEqualTo("iceberg");
+    assertThat(provider("written")).isEqualTo("iceberg");
+    assertThat(snapshots("saved")).hasSize(2);
+    assertThat(sql("SELECT id, count(*) FROM saved GROUP BY id ORDER BY id"))
+        .containsExactly(row(1L, 2L), row(3L, 2L));
+    assertThat(sql("SELECT count(*) FROM written")).containsExactly(row(4L));
+  }
+
+  @Test
+  void icebergPartitionTransformsAreTakenByCreateTable() {
+    sql(
+        "CREATE TABLE events (id BIGINT, ts TIMESTAMP) USING iceberg"
+            + " PARTITIONED BY (bucket(4, id), days(ts))");
+    sql(
+        "INSERT INTO events VALUES (1, TIMESTAMP '2024-01-01 10:00:00'),"
+            + " (2, TIMESTAMP '2024-01-02 10:00:00')");
+
+    Table table = icebergCatalog().loadTable(TableIdentifier.of("db", "events"));
+    assertThat(table.spec().fields())
+        .extracting(f -> f.transform().toString())
+        .containsExactly("bucket[4]", "day");
+    assertThat(sql("SELECT id FROM events WHERE ts >= TIMESTAMP '2024-01-02 00:00:00'"))
+        .containsExactly(row(2L));
   }
 
   @Test
@@ -193,7 +238,8 @@ abstract class FloeSessionCatalogSuite {
     assertThat(sql("SHOW TABLES")).isEmpty();
     assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "ice"))).isFalse();
     assertThat(builtInHas("par")).isFalse();
-    assertThatThrownBy(() -> sql("SELECT * FROM ice")).hasMessageContaining("TABLE_OR_VIEW_NOT_FOUND");
+    assertThatThrownBy(() -> sql("SELECT * FROM ice"))
+        .hasMessageContaining("TABLE_OR_VIEW_NOT_FOUND");
     sql("DROP TABLE IF EXISTS ice");
   }
 
@@ -205,7 +251,8 @@ abstract class FloeSessionCatalogSuite {
     List<Snapshot> snapshots = snapshots("ice");
     assertThat(sql("SELECT snapshot_id, operation FROM db.ice.snapshots ORDER BY committed_at"))
         .containsExactly(
-            row(snapshots.get(0).snapshotId(), "append"), row(snapshots.get(1).snapshotId(), "append"));
+            row(snapshots.get(0).snapshotId(), "append"),
+            row(snapshots.get(1).snapshotId(), "append"));
     assertThat(sql("SELECT count(*) FROM spark_catalog.db.ice.files")).containsExactly(row(3L));
     assertThat(sql("SELECT count(*) FROM db.ice.history")).containsExactly(row(2L));
   }
@@ -218,10 +265,12 @@ abstract class FloeSessionCatalogSuite {
     sql("ALTER TABLE par ADD COLUMN score DOUBLE");
     sql("INSERT INTO ice VALUES (3, 'c', 0.5)");
 
-    assertThat(icebergCatalog().loadTable(TableIdentifier.of("db", "ice")).schema().findField("score"))
+    assertThat(
+            icebergCatalog().loadTable(TableIdentifier.of("db", "ice")).schema().findField("score"))
         .isNotNull();
     assertThat(sql("SELECT score FROM par")).containsOnly(row((Object) null));
-    assertThat(sql("SELECT id, score FROM ice WHERE score IS NOT NULL")).containsExactly(row(3L, 0.5));
+    assertThat(sql("SELECT id, score FROM ice WHERE score IS NOT NULL"))
+        .containsExactly(row(3L, 0.5));
   }
 
   @Test
@@ -238,7 +287,8 @@ abstract class FloeSessionCatalogSuite {
           .containsExactly(TableIdentifier.of("db", "ice_renamed"));
     } else {
       assertThatThrownBy(() -> sql("ALTER TABLE ice RENAME TO ice_renamed"))
-          .hasMessageContaining("Cannot rename spark_catalog.db.ice to spark_catalog.db.ice_renamed");
+          .hasMessageContaining(
+              "Cannot rename spark_catalog.db.ice to spark_catalog.db.ice_renamed");
       assertThat(sql("SELECT count(*) FROM ice")).containsExactly(row(2L));
     }
   }
@@ -269,8 +319,9 @@ abstract class FloeSessionCatalogSuite {
 
     assertThat(sql("SHOW NAMESPACES")).extracting(r -> r.getString(0)).containsExactly("default");
     assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "ice"))).isFalse();
-    assertThat(((org.apache.iceberg.catalog.SupportsNamespaces) icebergCatalog())
-            .namespaceExists(Namespace.of("db")))
+    assertThat(
+            ((org.apache.iceberg.catalog.SupportsNamespaces) icebergCatalog())
+                .namespaceExists(Namespace.of("db")))
         .isFalse();
   }
 
@@ -300,6 +351,15 @@ abstract class FloeSessionCatalogSuite {
     assertThat(provider("par")).isEqualTo("parquet");
     assertThat(sql("SELECT count(*) FROM par")).containsExactly(row(2L));
     assertThat(sql("SELECT count(*) FROM ice")).containsExactly(row(2L));
+  }
+
+  @Test
+  void aCreateTableAsSelectTheBuiltInCatalogRefusesNamesTheProviderAndCreatesNothing() {
+    assertThatThrownBy(() -> sql("CREATE TABLE n USING noop AS SELECT 1 AS id"))
+        .hasMessageContaining("provider 'noop'");
+
+    assertThat(sql("SHOW TABLES")).isEmpty();
+    assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "n"))).isFalse();
   }
 
   @Test
@@ -340,7 +400,8 @@ abstract class FloeSessionCatalogSuite {
   private String provider(String table) {
     Map<String, String> details =
         sql("DESCRIBE TABLE EXTENDED %s", table).stream()
-            .collect(Collectors.toMap(r -> r.getString(0), r -> String.valueOf(r.get(1)), (a, b) -> a));
+            .collect(
+                Collectors.toMap(r -> r.getString(0), r -> String.valueOf(r.get(1)), (a, b) -> a));
     return details.get("Provider");
   }
 
