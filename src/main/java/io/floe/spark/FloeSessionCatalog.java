@@ -90,6 +90,11 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     try {
       return iceberg.loadTable(ident);
     } catch (NoSuchTableException notIceberg) {
+      if (ident.namespace().length != 1) {
+        // only Iceberg serves longer names (metadata tables); the built-in catalog would refuse
+        // the name itself rather than say that no such table exists
+        throw notIceberg;
+      }
       return super.loadTable(ident);
     }
   }
@@ -203,16 +208,23 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
 
   // namespaces: the built-in catalog's, with the Iceberg tables inside them
 
+  /**
+   * Drops a namespace from the built-in catalog, which refuses one that still holds its own tables
+   * unless {@code cascade}, and then from the Iceberg catalog; without {@code cascade} a namespace
+   * that holds Iceberg tables is refused before anything is dropped.
+   */
   @Override
   public boolean dropNamespace(String[] namespace, boolean cascade)
       throws NoSuchNamespaceException, NonEmptyNamespaceException {
-    if (iceberg.namespaceExists(namespace)) {
-      if (!cascade && iceberg.listTables(namespace).length > 0) {
-        throw new NonEmptyNamespaceException(namespace);
-      }
+    boolean inIceberg = iceberg.namespaceExists(namespace);
+    if (inIceberg && !cascade && iceberg.listTables(namespace).length > 0) {
+      throw new NonEmptyNamespaceException(namespace);
+    }
+    boolean dropped = super.dropNamespace(namespace, cascade);
+    if (inIceberg) {
       iceberg.dropNamespace(namespace, cascade);
     }
-    return super.dropNamespace(namespace, cascade);
+    return dropped;
   }
 
   // functions: Iceberg's transforms, which Spark loads to plan a write's distribution

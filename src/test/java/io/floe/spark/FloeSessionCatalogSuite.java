@@ -255,6 +255,9 @@ abstract class FloeSessionCatalogSuite {
             row(snapshots.get(1).snapshotId(), "append"));
     assertThat(sql("SELECT count(*) FROM spark_catalog.db.ice.files")).containsExactly(row(3L));
     assertThat(sql("SELECT count(*) FROM db.ice.history")).containsExactly(row(2L));
+    assertThatThrownBy(() -> sql("SELECT * FROM db.par.snapshots"))
+        .hasMessageContaining("TABLE_OR_VIEW_NOT_FOUND")
+        .hasMessageContaining("`db`.`par`.`snapshots`");
   }
 
   @Test
@@ -263,11 +266,14 @@ abstract class FloeSessionCatalogSuite {
 
     sql("ALTER TABLE ice ADD COLUMN score DOUBLE");
     sql("ALTER TABLE par ADD COLUMN score DOUBLE");
+    sql("ALTER TABLE ice SET TBLPROPERTIES ('owner.team' = 'search')");
     sql("INSERT INTO ice VALUES (3, 'c', 0.5)");
+    sql("REFRESH TABLE ice");
+    sql("REFRESH TABLE par");
 
-    assertThat(
-            icebergCatalog().loadTable(TableIdentifier.of("db", "ice")).schema().findField("score"))
-        .isNotNull();
+    Table table = icebergCatalog().loadTable(TableIdentifier.of("db", "ice"));
+    assertThat(table.schema().findField("score")).isNotNull();
+    assertThat(table.properties()).containsEntry("owner.team", "search");
     assertThat(sql("SELECT score FROM par")).containsOnly(row((Object) null));
     assertThat(sql("SELECT id, score FROM ice WHERE score IS NOT NULL"))
         .containsExactly(row(3L, 0.5));
