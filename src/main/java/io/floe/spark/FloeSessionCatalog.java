@@ -5,6 +5,7 @@ import io.floe.spark.catalog.FloeCatalogSupport;
 import io.floe.spark.catalog.SparkExceptions;
 import io.floe.spark.functions.FloeFunctions;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -314,7 +315,8 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
       return;
     }
     try {
-      iceberg.createNamespace(namespace, Map.of());
+      // a mutable map: Iceberg's REST client asks an empty Map.of() whether it holds null
+      iceberg.createNamespace(namespace, new HashMap<>());
     } catch (NamespaceAlreadyExistsException | AlreadyExistsException e) {
       // created meanwhile by another writer: it exists, which is all this asked for
     }

@@ -3,7 +3,6 @@ package io.floe.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.catalog.TestCatalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +36,11 @@ abstract class FloeSessionCatalogSuite {
   private Path warehouse;
   private Path sparkWarehouse;
 
-  /** The kind of Iceberg catalog behind {@code spark_catalog}. */
-  protected abstract TestCatalog testCatalog();
+  /** The options of {@code spark.sql.catalog.spark_catalog.*}, over a warehouse folder. */
+  protected abstract Map<String, String> catalogOptions(Path warehouse);
+
+  /** Whether the Iceberg catalog renames tables. */
+  protected abstract boolean supportsRename();
 
   @BeforeAll
   void startSpark() throws IOException {
@@ -54,8 +56,7 @@ abstract class FloeSessionCatalogSuite {
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
             .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName());
-    testCatalog()
-        .options(warehouse)
+    catalogOptions(warehouse)
         .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
     spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
@@ -286,7 +287,7 @@ abstract class FloeSessionCatalogSuite {
     sql("ALTER TABLE par RENAME TO par_renamed");
     assertThat(builtInHas("par_renamed")).isTrue();
 
-    if (testCatalog().supportsRename()) {
+    if (supportsRename()) {
       sql("ALTER TABLE ice RENAME TO ice_renamed");
       assertThat(sql("SELECT count(*) FROM ice_renamed")).containsExactly(row(2L));
       assertThat(icebergCatalog().listTables(Namespace.of("db")))
@@ -386,7 +387,8 @@ abstract class FloeSessionCatalogSuite {
     sql("INSERT INTO par VALUES (1, 'x'), (3, 'y')");
   }
 
-  private Catalog icebergCatalog() {
+  /** The Iceberg catalog behind {@code spark_catalog}. */
+  protected Catalog icebergCatalog() {
     return ((FloeSessionCatalog) spark.sessionState().catalogManager().catalog("spark_catalog"))
         .icebergCatalog();
   }
