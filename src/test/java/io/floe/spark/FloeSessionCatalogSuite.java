@@ -17,6 +17,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -116,7 +117,7 @@ abstract class FloeSessionCatalogSuite {
   }
 
   @Test
-  void showTablesListsBothKinds() {
+  void showTablesListsBothKinds() throws Exception {
     createBoth();
     sql("CREATE VIEW v AS SELECT id FROM par");
 
@@ -125,6 +126,9 @@ abstract class FloeSessionCatalogSuite {
     assertThat(sql("SHOW TABLES IN db LIKE 'i*'"))
         .extracting(r -> r.getString(1))
         .containsExactly("ice");
+    assertThat(spark.catalog().listTables("db").collectAsList())
+        .extracting(t -> t.name())
+        .containsExactlyInAnyOrder("ice", "par", "v");
   }
 
   @Test
@@ -179,6 +183,17 @@ abstract class FloeSessionCatalogSuite {
     assertThat(table.currentSnapshot().summary()).containsEntry("total-records", "2");
     assertThat(sql("SELECT * FROM ice VERSION AS OF %d ORDER BY id", before))
         .containsExactly(row(1L, "a"), row(2L, "b"));
+  }
+
+  @Test
+  void noUsingFollowsTheDefaultSourceLikeSparksOwnCatalog() throws Exception {
+    sql("CREATE TABLE plain (id BIGINT)");
+    spark.range(3).writeTo("db.plain_v2").create();
+
+    assertThat(provider("plain")).isEqualTo("parquet");
+    assertThat(provider("plain_v2")).isEqualTo("parquet");
+    assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "plain"))).isFalse();
+    assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "plain_v2"))).isFalse();
   }
 
   @Test
@@ -367,6 +382,22 @@ abstract class FloeSessionCatalogSuite {
 
     assertThat(sql("SHOW TABLES")).isEmpty();
     assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "n"))).isFalse();
+  }
+
+  @Test
+  void aStagedTableOfTheBuiltInCatalogIsDroppedWhenSparkAborts() throws Exception {
+    createBoth();
+    FloeSessionCatalog catalog =
+        (FloeSessionCatalog) spark.sessionState().catalogManager().catalog("spark_catalog");
+    Identifier par = Identifier.of(new String[] {"db"}, "par");
+    DroppedOnAbortTable staged = new DroppedOnAbortTable(catalog, par, catalog.loadTable(par));
+
+    staged.commitStagedChanges();
+    assertThat(builtInHas("par")).isTrue();
+    staged.abortStagedChanges();
+
+    assertThat(builtInHas("par")).isFalse();
+    assertThat(icebergCatalog().tableExists(TableIdentifier.of("db", "ice"))).isTrue();
   }
 
   @Test
