@@ -118,7 +118,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
 
   @Override
   public boolean tableExists(Identifier ident) {
-    return iceberg.tableExists(ident) || super.tableExists(ident);
+    return iceberg.tableExists(ident) || builtInTableExists(ident);
   }
 
   @Override
@@ -281,7 +281,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
               + name
               + "; drop the table and create it");
     }
-    if (!isIcebergTable(ident) && super.tableExists(ident)) {
+    if (!isIcebergTable(ident) && builtInTableExists(ident)) {
       throw new UnsupportedOperationException(
           "Cannot replace table "
               + quoted(ident)
@@ -290,8 +290,16 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     }
   }
 
+  /**
+   * Whether the built-in catalog holds a table or view of this name. It only knows names in one
+   * namespace level, and refuses longer ones rather than answer.
+   */
+  private boolean builtInTableExists(Identifier ident) {
+    return ident.namespace().length == 1 && super.tableExists(ident);
+  }
+
   private void requireNotBuiltIn(Identifier ident) throws TableAlreadyExistsException {
-    if (super.tableExists(ident)) {
+    if (builtInTableExists(ident)) {
       throw new TableAlreadyExistsException(ident);
     }
   }
