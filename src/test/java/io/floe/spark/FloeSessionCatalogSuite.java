@@ -401,6 +401,19 @@ abstract class FloeSessionCatalogSuite {
   }
 
   @Test
+  void renamingAnIcebergTableToANameOfTheBuiltInCatalogIsRefused() {
+    createBoth();
+
+    assertThatThrownBy(() -> sql("ALTER TABLE ice RENAME TO par"))
+        .hasMessageContaining("TABLE_OR_VIEW_ALREADY_EXISTS");
+
+    assertThat(icebergCatalog().listTables(Namespace.of("db")))
+        .containsExactly(TableIdentifier.of("db", "ice"));
+    assertThat(builtInHas("par")).isTrue();
+    assertThat(builtInHas("ice")).isFalse();
+  }
+
+  @Test
   void anUnknownSnapshotOfAnIcebergTableIsNamed() {
     createBoth();
 
