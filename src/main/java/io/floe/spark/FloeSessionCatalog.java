@@ -42,6 +42,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *   <li>Tables created {@code USING iceberg} or {@code USING floe} (or with no {@code USING} when
  *       {@code spark.sql.sources.default} names one of them) are Iceberg tables in the Iceberg
  *       catalog; every other provider, and views and functions, stay in the built-in catalog.
+ *       CREATE OR REPLACE TABLE [AS SELECT] of an Iceberg table is atomic.
  *   <li>A name that the Iceberg catalog knows (a table or one of its metadata tables, {@code
  *       db.t.snapshots}) is served as an Iceberg table; any other name by the built-in catalog.
  *       Alters, renames and drops go to the catalog that holds the table.
@@ -50,8 +51,15 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *       namespace the built-in catalog has, and its Iceberg namespace is created with it.
  * </ul>
  *
- * <p>A name is never served by both: creating, replacing or renaming to a name the other catalog
- * holds fails with {@link TableAlreadyExistsException} and changes nothing.
+ * <p>A name is served by one catalog only: creating, replacing or renaming to a name the other
+ * catalog holds fails with {@link TableAlreadyExistsException} (or, for a replace, an error that
+ * says which catalog holds it) and changes nothing. Spark runs CREATE TABLE and RENAME of its own
+ * file-source tables ({@code USING parquet}, ...) without asking this catalog, so those cannot be
+ * checked: such a table given an Iceberg table's name is hidden by the Iceberg table.
+ *
+ * <p>Floe's transform functions ({@code bucket}, {@code days}, ...) are served to Spark's planning
+ * of writes to partitioned tables. A query cannot call them through this catalog: Spark resolves
+ * the functions of its session catalog in its own function registry.
  */
 public class FloeSessionCatalog extends DelegatingCatalogExtension implements StagingTableCatalog {
   private String name;
@@ -173,7 +181,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
       return iceberg.stageReplace(ident, columns, partitions, properties, true);
     } catch (NoSuchTableException e) {
       throw new IllegalStateException(
-          "Cannot create or replace " + ident + ": " + e.getMessage(), e);
+          "Cannot create or replace " + quoted(ident) + ": " + e.getMessage(), e);
     }
   }
 
