@@ -150,6 +150,21 @@ abstract class FloeSessionCatalogSuite {
   }
 
   @Test
+  void rowsMoveBetweenTheKindsUnchanged() {
+    createBoth();
+
+    sql("INSERT INTO ice SELECT id, kind FROM par");
+    sql("INSERT INTO par SELECT id, data FROM ice WHERE id = 2");
+
+    List<Row> iceRows = sql("SELECT id, data FROM ice ORDER BY id, data");
+    assertThat(iceRows)
+        .containsExactly(row(1L, "a"), row(1L, "x"), row(2L, "b"), row(3L, "y"));
+    assertThat(sql("SELECT id, kind FROM par ORDER BY id, kind"))
+        .containsExactly(row(1L, "x"), row(2L, "b"), row(3L, "y"));
+    assertThat(sql("SELECT id, kind FROM par EXCEPT SELECT id, data FROM ice")).isEmpty();
+  }
+
+  @Test
   void createTableAsSelectMakesATableOfEachKind() {
     createBoth();
     sql("CREATE TABLE ice_ctas USING iceberg PARTITIONED BY (kind) AS SELECT * FROM par");
