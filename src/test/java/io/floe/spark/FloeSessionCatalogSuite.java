@@ -157,8 +157,7 @@ abstract class FloeSessionCatalogSuite {
     sql("INSERT INTO par SELECT id, data FROM ice WHERE id = 2");
 
     List<Row> iceRows = sql("SELECT id, data FROM ice ORDER BY id, data");
-    assertThat(iceRows)
-        .containsExactly(row(1L, "a"), row(1L, "x"), row(2L, "b"), row(3L, "y"));
+    assertThat(iceRows).containsExactly(row(1L, "a"), row(1L, "x"), row(2L, "b"), row(3L, "y"));
     assertThat(sql("SELECT id, kind FROM par ORDER BY id, kind"))
         .containsExactly(row(1L, "x"), row(2L, "b"), row(3L, "y"));
     assertThat(sql("SELECT id, kind FROM par EXCEPT SELECT id, data FROM ice")).isEmpty();
@@ -197,6 +196,10 @@ abstract class FloeSessionCatalogSuite {
     assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(before);
     assertThat(table.currentSnapshot().summary()).containsEntry("total-records", "2");
     assertThat(sql("SELECT * FROM ice VERSION AS OF %d ORDER BY id", before))
+        .containsExactly(row(1L, "a"), row(2L, "b"));
+    long beforeMillis = table.snapshot(before).timestampMillis();
+    assertThat(
+            sql("SELECT * FROM ice TIMESTAMP AS OF timestamp_millis(%d) ORDER BY id", beforeMillis))
         .containsExactly(row(1L, "a"), row(2L, "b"));
   }
 
