@@ -19,7 +19,7 @@ class FloeSessionCatalogOptionsTest {
 
   @Test
   void aMissingRequiredOptionNamesTheSparkSetting() {
-    assertThatThrownBy(() -> initialize(Map.of("type", "jdbc", "warehouse", "/tmp/unused")))
+    assertThatThrownBy(() -> initialize(Map.of("type", "jdbc", "warehouse", "file:///warehouse")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("option 'uri' is required for type=jdbc")
         .hasMessageContaining("spark.sql.catalog.spark_catalog.uri");
