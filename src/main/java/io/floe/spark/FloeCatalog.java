@@ -55,7 +55,8 @@ public class FloeCatalog
     this.procedures = new ProcedureContext(name, catalog, support.defaultNamespace());
   }
 
-  private static Configuration hadoopConf() {
+  /** A copy of the active session's Hadoop configuration, for building an Iceberg catalog. */
+  static Configuration hadoopConf() {
     return SparkSession.getActiveSession().isDefined()
         ? new Configuration(SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration())
         : new Configuration();

@@ -62,6 +62,11 @@ public final class FloeCatalogSupport {
     return name;
   }
 
+  /** Whether a {@code provider} ({@code USING ...}) names the tables of this catalog. */
+  public static boolean isIcebergProvider(String provider) {
+    return provider != null && TableDefinition.isIcebergProvider(provider);
+  }
+
   public Catalog catalog() {
     return catalog;
   }
@@ -371,7 +376,8 @@ public final class FloeCatalogSupport {
       throw SparkExceptions.noSuchNamespace(ident.namespace());
     }
     try {
-      namespaces.createNamespace(Namespace.of(ident.namespace()), Map.of());
+      // a mutable map: Iceberg's REST client fails on an immutable empty one
+      namespaces.createNamespace(Namespace.of(ident.namespace()), new HashMap<>());
     } catch (AlreadyExistsException e) {
       // another writer created it first: the namespace exists, which is all this asked for
     }

@@ -44,10 +44,15 @@ final class TableDefinition {
     this.properties = properties;
   }
 
+  /** Whether a table's {@code provider} ({@code USING ...}) names an Iceberg table. */
+  static boolean isIcebergProvider(String provider) {
+    return PROVIDERS.contains(provider.toLowerCase(Locale.ROOT));
+  }
+
   static TableDefinition of(
       String tableName, Column[] columns, Transform[] partitions, Map<String, String> sparkProperties) {
     String provider = sparkProperties.get("provider");
-    if (provider != null && !PROVIDERS.contains(provider.toLowerCase(Locale.ROOT))) {
+    if (provider != null && !isIcebergProvider(provider)) {
       throw new IllegalArgumentException(
           "Cannot create table " + tableName + ": provider '" + provider
               + "' is not supported by a Floe catalog (use USING iceberg)");
