@@ -13,14 +13,6 @@ import org.apache.iceberg.io.FileIO;
 public final class PlanValues {
   private PlanValues() {}
 
-  /** Iceberg's {@link Schema#sameSchema}, where either side may be null. */
-  public static boolean sameSchema(Schema left, Schema right) {
-    if (left == right) {
-      return true;
-    }
-    return left != null && right != null && left.sameSchema(right);
-  }
-
   public static int schemaHash(Schema schema) {
     return schema == null ? 0 : schema.asStruct().hashCode();
   }

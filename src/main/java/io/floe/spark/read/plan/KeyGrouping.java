@@ -1,6 +1,7 @@
 package io.floe.spark.read.plan;
 
 import io.floe.spark.types.IcebergToSpark;
+import io.floe.spark.util.Identifiers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +55,7 @@ final class KeyGrouping {
       return Optional.empty();
     }
     Map<Integer, String> quotedNames =
-        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), KeyGrouping::quote);
+        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), Identifiers::quote);
     List<ScanLayout.KeyField> transforms = new ArrayList<>();
     for (PartitionField field : spec.fields()) {
       String column = quotedNames.get(field.sourceId());
@@ -91,9 +92,6 @@ final class KeyGrouping {
     return values;
   }
 
-  private static String quote(String name) {
-    return "`" + name.replace("`", "``") + "`";
-  }
 
   /** The transforms a key-grouped partitioning may hold; null for any other. */
   private static final class KeyFields implements PartitionSpecVisitor<ScanLayout.KeyField> {

@@ -1,5 +1,6 @@
 package io.floe.spark.read.plan;
 
+import io.floe.spark.util.Identifiers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -36,7 +37,7 @@ public final class RuntimeFilters {
   /** Source columns of the partition fields of the planned tasks, as Spark names them. */
   public static NamedReference[] attributes(List<TaskGroup> partitions, Schema reportedSchema) {
     Map<Integer, String> quotedNames =
-        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), RuntimeFilters::quote);
+        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), Identifiers::quote);
     Set<Integer> specs = new LinkedHashSet<>();
     Set<String> columns = new LinkedHashSet<>();
     for (TaskGroup partition : partitions) {
@@ -143,7 +144,4 @@ public final class RuntimeFilters {
     return tasks;
   }
 
-  private static String quote(String name) {
-    return "`" + name.replace("`", "``") + "`";
-  }
 }

@@ -1,5 +1,6 @@
 package io.floe.spark.read.plan;
 
+import io.floe.spark.util.Identifiers;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -67,7 +68,7 @@ final class ScanOrdering {
       }
     }
     Map<Integer, String> quotedNames =
-        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), ScanOrdering::quote);
+        TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), Identifiers::quote);
     List<ScanLayout.SortKey> prefix = new ArrayList<>();
     for (SortField field : order.fields()) {
       String column = quotedNames.get(field.sourceId());
@@ -162,7 +163,4 @@ final class ScanOrdering {
     return buffer == null ? null : Conversions.fromByteBuffer(firstType, buffer);
   }
 
-  private static String quote(String name) {
-    return "`" + name.replace("`", "``") + "`";
-  }
 }
