@@ -120,8 +120,15 @@ public record TimeTravel(Kind kind, String name, long timestampMillis) implement
             !name.isEmpty() && name.chars().allMatch(Character::isDigit)
                 ? table.snapshot(Long.parseLong(name))
                 : null;
-        return found(
-            table, byId != null ? byId : table.snapshot(name), "snapshot, branch or tag '" + name + "'");
+        Snapshot selected = byId != null ? byId : table.snapshot(name);
+        if (selected == null) {
+          // Iceberg's words first: scripts written for the official runtime match on them
+          throw new IllegalArgumentException(
+              "Cannot find matching snapshot ID or reference name for version " + name
+                  + ". Cannot read " + table.name() + ": snapshot, branch or tag '" + name
+                  + "' does not exist");
+        }
+        return selected.snapshotId();
     }
   }
 

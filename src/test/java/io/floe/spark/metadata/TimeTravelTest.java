@@ -107,6 +107,15 @@ class TimeTravelTest extends SparkTestBase {
   }
 
   @Test
+  void versionAsOfAnUnknownVersionFailsInIcebergsWords() {
+    assertThatThrownBy(() -> sql("SELECT * FROM floe.db.travel VERSION AS OF 'no_such_ref'"))
+        .hasMessageContaining("Cannot find matching snapshot ID or reference name for version no_such_ref")
+        .hasMessageContaining("floe.db.travel");
+    assertThatThrownBy(() -> sql("SELECT * FROM floe.db.travel VERSION AS OF 123456789"))
+        .hasMessageContaining("Cannot find matching snapshot ID or reference name for version 123456789");
+  }
+
+  @Test
   void timestampAsOfReadsTheSnapshotCurrentAtThatTime() {
     Dataset<Row> atSecond =
         spark.sql(
