@@ -70,9 +70,8 @@ public class FloeDataSource implements TableProvider, DataSourceRegister {
 
   private static FloeTable loadLocation(String location, CaseInsensitiveStringMap options) {
     Table table = new HadoopTables(new Configuration()).load(location);
-    TimeTravel travel = TimeTravel.fromOptions(options);
-    Long snapshotId = travel == null ? null : travel.snapshotId(table);
-    return new FloeTable(table, new CatalogTableLoader(null, Map.of(), location), snapshotId);
+    return new FloeTable(
+        table, new CatalogTableLoader(null, Map.of(), location), TimeTravel.fromOptions(options));
   }
 
   private static org.apache.spark.sql.connector.catalog.Table loadNamed(

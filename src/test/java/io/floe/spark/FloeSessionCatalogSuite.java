@@ -436,7 +436,7 @@ abstract class FloeSessionCatalogSuite {
     createBoth();
 
     assertThatThrownBy(() -> sql("SELECT * FROM ice VERSION AS OF 'nope'"))
-        .hasMessageContaining("Cannot time travel")
+        .hasMessageContaining("Cannot find matching snapshot ID or reference name for version nope")
         .hasMessageContaining("'nope'");
   }
 

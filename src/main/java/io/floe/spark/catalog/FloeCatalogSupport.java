@@ -102,7 +102,7 @@ public final class FloeCatalogSupport {
   /** Time travel by snapshot id, or by branch or tag name (SQL {@code VERSION AS OF}). */
   public FloeTable loadTable(Identifier ident, String version) throws NoSuchTableException {
     Table table = loadIceberg(ident);
-    return new FloeTable(table, loader(ident), TimeTravel.version(version).snapshotId(table));
+    return new FloeTable(table, loader(ident), TimeTravel.version(version));
   }
 
   /**
@@ -111,8 +111,7 @@ public final class FloeCatalogSupport {
    */
   public FloeTable loadTableAsOf(Identifier ident, long timestampMicros) throws NoSuchTableException {
     Table table = loadIceberg(ident);
-    return new FloeTable(
-        table, loader(ident), TimeTravel.asOfMicros(timestampMicros).snapshotId(table));
+    return new FloeTable(table, loader(ident), TimeTravel.asOfMicros(timestampMicros));
   }
 
   public boolean tableExists(Identifier ident) {

@@ -5,6 +5,7 @@ import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.read.TimeTravel;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
@@ -24,7 +25,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -64,13 +64,15 @@ public class FloeTable
   /**
    * @param table the Iceberg table or metadata table
    * @param loader how the driver loads the table again to commit; null for read-only tables
-   * @param snapshotId the snapshot to read (time travel), or null for the current state
+   * @param travel the snapshot to read (time travel), or null for the current state; it also picks
+   *     the schema Spark sees (see {@link TimeTravel#schema})
+   * @throws IllegalArgumentException when the table has no snapshot the time travel names
    */
-  public FloeTable(Table table, TableLoader loader, Long snapshotId) {
+  public FloeTable(Table table, TableLoader loader, TimeTravel travel) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.loader = loader;
-    this.snapshotId = snapshotId;
-    this.schema = snapshotId == null ? table.schema() : SnapshotUtil.schemaFor(table, snapshotId);
+    this.snapshotId = travel == null ? null : travel.snapshotId(table);
+    this.schema = travel == null ? table.schema() : travel.schema(table);
   }
 
   public Table table() {

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 
@@ -116,11 +118,8 @@ public record TimeTravel(Kind kind, String name, long timestampMillis) implement
       case REF:
         return found(table, table.snapshot(name), "branch or tag '" + name + "'");
       default:
-        Snapshot byId =
-            !name.isEmpty() && name.chars().allMatch(Character::isDigit)
-                ? table.snapshot(Long.parseLong(name))
-                : null;
-        Snapshot selected = byId != null ? byId : table.snapshot(name);
+        Snapshot selected =
+            isSnapshotId(table, name) ? table.snapshot(Long.parseLong(name)) : table.snapshot(name);
         if (selected == null) {
           // Iceberg's words first: scripts written for the official runtime match on them
           throw new IllegalArgumentException(
@@ -130,6 +129,32 @@ public record TimeTravel(Kind kind, String name, long timestampMillis) implement
         }
         return selected.snapshotId();
     }
+  }
+
+  /**
+   * The schema a read of this time travel sees, by Iceberg's rule: a branch is read in the table's
+   * current schema (it is a line of work that goes on, like main), a tag, a snapshot id or a time
+   * in the schema of its snapshot.
+   *
+   * @throws IllegalArgumentException as {@link #snapshotId(Table)}
+   */
+  public Schema schema(Table table) {
+    long snapshotId = snapshotId(table);
+    if (kind == Kind.REF || kind == Kind.VERSION) {
+      SnapshotRef ref = table.refs().get(name);
+      if (ref != null && ref.isBranch() && !(kind == Kind.VERSION && isSnapshotId(table, name))) {
+        return table.schema();
+      }
+    }
+    return SnapshotUtil.schemaFor(table, snapshotId);
+  }
+
+  /** Whether VERSION AS OF {@code version} names a snapshot by id: ids win over ref names. */
+  private static boolean isSnapshotId(Table table, String version) {
+    return !version.isEmpty()
+        && version.chars().allMatch(Character::isDigit)
+        && version.length() < 20
+        && table.snapshot(Long.parseLong(version)) != null;
   }
 
   private static long found(Table table, Snapshot snapshot, String what) {

@@ -127,8 +127,9 @@ class TimeTravelTest extends SparkTestBase {
 
   @Test
   void versionAsOfBranchOrTagReadsItsSnapshot() {
+    // a branch is read in the table's current schema: the column added since reads as NULL
     assertThat(sql("SELECT * FROM floe.db.travel VERSION AS OF 'early'"))
-        .containsExactly(RowFactory.create(1L, "one"));
+        .containsExactly(RowFactory.create(1L, "one", null));
     assertThat(sql("SELECT * FROM floe.db.travel VERSION AS OF 'two_rows' ORDER BY id"))
         .containsExactly(RowFactory.create(1L, "one"), RowFactory.create(2L, "two"));
     assertThat(sql("SELECT count(*) FROM floe.db.travel VERSION AS OF 'main'"))
@@ -167,8 +168,9 @@ class TimeTravelTest extends SparkTestBase {
     assertThat(byTag.columns()).containsExactly("id", "data");
     assertThat(ids(byTag)).containsExactly(1L, 2L);
 
+    // a branch is read in the table's current schema (Iceberg's rule), a tag or id in its snapshot's
     Dataset<Row> byBranch = spark.read().format("floe").option("branch", "early").load("floe.db.travel");
-    assertThat(byBranch.columns()).containsExactly("id", "data");
+    assertThat(byBranch.columns()).containsExactly("id", "data", "extra");
     assertThat(ids(byBranch)).containsExactly(1L);
 
     Dataset<Row> byTime =
@@ -220,6 +222,29 @@ class TimeTravelTest extends SparkTestBase {
     spark.createDataFrame(List.of(RowFactory.create(7L, "seven")), schema)
         .write().format("floe").mode("append").save("floe.db.by_format");
     assertThat(sql("SELECT * FROM floe.db.by_format")).containsExactly(RowFactory.create(7L, "seven"));
+  }
+
+  @Test
+  void aBranchIsReadInTheCurrentSchemaATagInItsSnapshots() {
+    sql("CREATE TABLE floe.db.reschema (id BIGINT, c STRING) USING iceberg");
+    sql("INSERT INTO floe.db.reschema VALUES (1, 'old')");
+    Table table = icebergTable("db.reschema");
+    long snapshot = table.currentSnapshot().snapshotId();
+    table.manageSnapshots().createBranch("a_branch", snapshot).createTag("a_tag", snapshot).commit();
+    sql("ALTER TABLE floe.db.reschema DROP COLUMN c");
+    sql("ALTER TABLE floe.db.reschema ADD COLUMN c STRING");
+
+    // the re-added c is a new column: the branch's rows have no value for it
+    assertThat(sql("SELECT id, c FROM floe.db.reschema VERSION AS OF 'a_branch'"))
+        .containsExactly(RowFactory.create(1L, null));
+    assertThat(sql("SELECT id, c FROM floe.db.reschema VERSION AS OF 'a_tag'"))
+        .containsExactly(RowFactory.create(1L, "old"));
+    assertThat(sql("SELECT id, c FROM floe.db.reschema VERSION AS OF " + snapshot))
+        .containsExactly(RowFactory.create(1L, "old"));
+    assertThat(
+            spark.read().format("floe").option("branch", "a_branch").load("floe.db.reschema")
+                .select("id", "c").collectAsList())
+        .containsExactly(RowFactory.create(1L, null));
   }
 
   @Test
