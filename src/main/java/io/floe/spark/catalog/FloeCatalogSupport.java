@@ -7,6 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
@@ -42,6 +44,9 @@ import org.apache.spark.sql.connector.expressions.Transform;
  */
 public final class FloeCatalogSupport {
   private static final String DEFAULT_NAMESPACE_OPTION = "default-namespace";
+  /** The official runtime's table-name selectors: {@code snapshot_id_<id>} and the like. */
+  private static final Pattern SNAPSHOT_SELECTOR = Pattern.compile("(snapshot_id|at_timestamp)_(\\d{1,19})");
+  private static final Pattern REF_SELECTOR = Pattern.compile("(branch|tag)_(.+)");
   private static final java.util.Set<String> SPARK_NAMESPACE_KEYS = java.util.Set.of("owner");
 
   private final String name;
@@ -92,10 +97,51 @@ public final class FloeCatalogSupport {
       return new FloeTable(loadIceberg(ident), loader(ident), null);
     } catch (NoSuchTableException missing) {
       FloeTable metadataTable = loadMetadataTable(ident);
-      if (metadataTable == null) {
+      if (metadataTable != null) {
+        return metadataTable;
+      }
+      FloeTable selected = loadSelected(ident);
+      if (selected == null) {
         throw missing;
       }
-      return metadataTable;
+      return selected;
+    }
+  }
+
+  /**
+   * A table name with a selector as its last part, as the official runtime reads them: {@code
+   * t.snapshot_id_<id>}, {@code t.at_timestamp_<millis>} and {@code t.tag_<name>} read that snapshot
+   * (read-only), {@code t.branch_<name>} reads and writes the branch. Null when the name has no
+   * selector or its table does not exist.
+   */
+  private FloeTable loadSelected(Identifier ident) {
+    String[] namespace = ident.namespace();
+    Matcher matcher = SNAPSHOT_SELECTOR.matcher(ident.name());
+    if (!matcher.matches()) {
+      matcher = REF_SELECTOR.matcher(ident.name());
+    }
+    if (namespace.length == 0 || !matcher.matches()) {
+      return null;
+    }
+    Identifier base =
+        Identifier.of(Arrays.copyOf(namespace, namespace.length - 1), namespace[namespace.length - 1]);
+    Table table;
+    try {
+      table = loadIceberg(base);
+    } catch (NoSuchTableException e) {
+      return null;
+    }
+    String value = matcher.group(2);
+    switch (matcher.group(1)) {
+      case "branch":
+        return FloeTable.onBranch(table, loader(base), value);
+      case "tag":
+        return new FloeTable(table, loader(base), new TimeTravel(TimeTravel.Kind.REF, value, 0));
+      case "snapshot_id":
+        return new FloeTable(table, loader(base), new TimeTravel(TimeTravel.Kind.SNAPSHOT_ID, value, 0));
+      default:
+        return new FloeTable(
+            table, loader(base), new TimeTravel(TimeTravel.Kind.TIMESTAMP, null, Long.parseLong(value)));
     }
   }
 

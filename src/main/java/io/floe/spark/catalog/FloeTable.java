@@ -22,6 +22,7 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Partitioning;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
@@ -60,6 +61,7 @@ public class FloeTable
   private final TableLoader loader;
   private final Long snapshotId;
   private final Schema schema;
+  private final String branch;
 
   /**
    * @param table the Iceberg table or metadata table
@@ -69,10 +71,36 @@ public class FloeTable
    * @throws IllegalArgumentException when the table has no snapshot the time travel names
    */
   public FloeTable(Table table, TableLoader loader, TimeTravel travel) {
+    this(table, loader, travel, null);
+  }
+
+  private FloeTable(Table table, TableLoader loader, TimeTravel travel, String branch) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.loader = loader;
     this.snapshotId = travel == null ? null : travel.snapshotId(table);
     this.schema = travel == null ? table.schema() : travel.schema(table);
+    this.branch = branch;
+  }
+
+  /**
+   * The table as {@code <table>.branch_<name>} names it: reads see the branch's head in the table's
+   * current schema, writes commit to the branch (creating it from main's head when it does not
+   * exist yet, as a write with the {@code branch} option does).
+   */
+  public static FloeTable onBranch(Table table, TableLoader loader, String branch) {
+    Objects.requireNonNull(branch, "branch is null");
+    SnapshotRef ref = table.refs().get(branch);
+    if (ref != null && !ref.isBranch()) {
+      throw new IllegalArgumentException(
+          "Cannot use " + table.name() + ".branch_" + branch + ": '" + branch + "' is a tag, not a branch");
+    }
+    TimeTravel travel = ref == null ? null : new TimeTravel(TimeTravel.Kind.REF, branch, 0);
+    return new FloeTable(table, loader, travel, branch);
+  }
+
+  /** The branch this table names ({@code branch_<name>}), or null. */
+  public String branch() {
+    return branch;
   }
 
   public Table table() {
@@ -127,7 +155,7 @@ public class FloeTable
 
   @Override
   public Set<TableCapability> capabilities() {
-    return isMetadataTable() || snapshotId != null ? READ_ONLY : DATA_CAPABILITIES;
+    return isMetadataTable() || (snapshotId != null && branch == null) ? READ_ONLY : DATA_CAPABILITIES;
   }
 
   @Override
@@ -149,6 +177,10 @@ public class FloeTable
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    if (branch != null && snapshotId == null) {
+      throw new IllegalArgumentException(
+          "Cannot read " + table.name() + ".branch_" + branch + ": branch '" + branch + "' does not exist");
+    }
     return new FloeScanBuilder(table, snapshotId, schema, options);
   }
 
@@ -157,11 +189,11 @@ public class FloeTable
     if (loader == null || isMetadataTable()) {
       throw new UnsupportedOperationException("Cannot write to " + name() + ": the table is read-only");
     }
-    if (snapshotId != null) {
+    if (snapshotId != null && branch == null) {
       throw new UnsupportedOperationException(
           "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
     }
-    return new FloeWriteBuilder(table, loader, info);
+    return new FloeWriteBuilder(table, loader, info, branch);
   }
 
   /**
@@ -170,11 +202,11 @@ public class FloeTable
    */
   @Override
   public boolean truncateTable() {
-    if (loader == null || isMetadataTable() || snapshotId != null) {
+    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
       throw new UnsupportedOperationException("Cannot truncate " + name() + ": the table is read-only");
     }
     Table live = loader.load();
-    Snapshot current = live.currentSnapshot();
+    Snapshot current = branch == null ? live.currentSnapshot() : live.snapshot(branch);
     if (current == null) {
       return true;
     }
@@ -186,7 +218,7 @@ public class FloeTable
             UUID.randomUUID().toString(),
             false,
             current.snapshotId(),
-            null);
+            branch);
     new Committer(live, name()).commit(request);
     return true;
   }
@@ -197,7 +229,8 @@ public class FloeTable
 
   @Override
   public String toString() {
-    return "FloeTable{" + name() + (snapshotId == null ? "" : ", snapshot=" + snapshotId) + "}";
+    return "FloeTable{" + name() + (branch == null ? "" : ", branch=" + branch)
+        + (snapshotId == null ? "" : ", snapshot=" + snapshotId) + "}";
   }
 
   @Override
@@ -211,11 +244,12 @@ public class FloeTable
     FloeTable that = (FloeTable) other;
     return table.name().equals(that.table.name())
         && Objects.equals(table.uuid(), that.table.uuid())
-        && Objects.equals(snapshotId, that.snapshotId);
+        && Objects.equals(snapshotId, that.snapshotId)
+        && Objects.equals(branch, that.branch);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(table.name(), snapshotId);
+    return Objects.hash(table.name(), snapshotId, branch);
   }
 }

@@ -26,13 +26,19 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
   private final Table table;
   private final TableLoader loader;
   private final LogicalWriteInfo info;
+  private final String branch;
   private WriteMode mode = WriteMode.APPEND;
   private Expression overwriteFilter;
 
-  public FloeWriteBuilder(Table table, TableLoader loader, LogicalWriteInfo info) {
+  /**
+   * @param branch the branch the table's name selects ({@code <table>.branch_<name>}), or null; a
+   *     {@code branch} write option, if given, must name the same branch
+   */
+  public FloeWriteBuilder(Table table, TableLoader loader, LogicalWriteInfo info, String branch) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.loader = Objects.requireNonNull(loader, "loader is null");
     this.info = Objects.requireNonNull(info, "info is null");
+    this.branch = branch;
   }
 
   @Override
@@ -74,6 +80,9 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
     WriteOptions options =
         WriteOptions.resolve(
             table.name(), info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
+    if (branch != null) {
+      options = options.onBranch(table.name(), branch);
+    }
     SchemaCheck.check(table.name(), table.schema(), info.schema());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());

@@ -124,6 +124,22 @@ public record WriteOptions(
         resolver.given("path") || resolver.given("paths"));
   }
 
+  /**
+   * These options for a write to the branch the table's name selects.
+   *
+   * @throws IllegalArgumentException when the {@code branch} option names another branch
+   */
+  public WriteOptions onBranch(String tableName, String selected) {
+    if (branch != null && !branch.equals(selected)) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + tableName + ".branch_" + selected + ": option '" + BRANCH
+              + "' names another branch, '" + branch + "'");
+    }
+    return new WriteOptions(
+        commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
+        advisoryPartitionSizeBytes, pathBased);
+  }
+
   private static DistributionMode parseMode(String tableName, String value) {
     for (DistributionMode mode : DistributionMode.values()) {
       if (mode.modeName().equalsIgnoreCase(value.trim())) {

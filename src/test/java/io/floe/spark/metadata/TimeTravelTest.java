@@ -248,6 +248,37 @@ class TimeTravelTest extends SparkTestBase {
   }
 
   @Test
+  void tableNameSelectorsReadSnapshotsAndWriteBranches() {
+    assertThat(sql("SELECT * FROM floe.db.travel.snapshot_id_" + first))
+        .containsExactly(RowFactory.create(1L, "one"));
+    assertThat(sql("SELECT * FROM floe.db.travel.at_timestamp_" + secondMillis + " ORDER BY id"))
+        .containsExactly(RowFactory.create(1L, "one"), RowFactory.create(2L, "two"));
+    assertThat(sql("SELECT * FROM floe.db.travel.tag_two_rows ORDER BY id"))
+        .containsExactly(RowFactory.create(1L, "one"), RowFactory.create(2L, "two"));
+
+    sql("CREATE TABLE floe.db.selected (id BIGINT) USING iceberg");
+    sql("INSERT INTO floe.db.selected VALUES (1)");
+    long main = icebergTable("db.selected").currentSnapshot().snapshotId();
+    sql("INSERT INTO floe.db.selected.branch_dev VALUES (2)");
+    sql("INSERT INTO floe.db.selected.branch_dev VALUES (3)");
+
+    assertThat(sql("SELECT id FROM floe.db.selected")).containsExactly(RowFactory.create(1L));
+    assertThat(sql("SELECT id FROM floe.db.selected.branch_dev ORDER BY id"))
+        .containsExactly(RowFactory.create(1L), RowFactory.create(2L), RowFactory.create(3L));
+    Table table = icebergTable("db.selected");
+    assertThat(table.currentSnapshot().snapshotId()).isEqualTo(main);
+    assertThat(table.refs().get("dev").isBranch()).isTrue();
+
+    assertThatThrownBy(() -> sql("INSERT INTO floe.db.selected.tag_two_rows VALUES (4)"))
+        .hasMessageContaining("floe.db.selected");
+    assertThatThrownBy(() -> sql("SELECT * FROM floe.db.selected.branch_nowhere"))
+        .hasMessageContaining("branch 'nowhere' does not exist");
+    assertThatThrownBy(() -> sql("SELECT * FROM floe.db.selected.snapshot_id_42"))
+        .hasMessageContaining("snapshot 42 does not exist");
+    assertThat(sql("SELECT id FROM floe.db.selected")).containsExactly(RowFactory.create(1L));
+  }
+
+  @Test
   void writeWithBranchOptionLandsOnTheBranchOnly() throws Exception {
     sql("CREATE TABLE floe.db.branched (id BIGINT, data STRING) USING iceberg");
     sql("INSERT INTO floe.db.branched VALUES (1, 'main')");
