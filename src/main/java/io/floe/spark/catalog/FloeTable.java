@@ -218,7 +218,8 @@ public class FloeTable
             UUID.randomUUID().toString(),
             false,
             current.snapshotId(),
-            branch);
+            branch,
+            null);
     new Committer(live, name()).commit(request);
     return true;
   }

@@ -19,6 +19,8 @@ import org.apache.iceberg.expressions.Expressions;
  *     otherwise only snapshots after {@code startingSnapshotId}
  * @param startingSnapshotId the branch head the write started from; null for an empty table
  * @param branch the target branch; null for the main branch
+ * @param wapId the write-audit-publish id to stage the snapshot under (recorded as {@code wap.id},
+ *     not made current); null for a commit that moves the branch
  */
 public record CommitRequest(
     WriteMode mode,
@@ -27,7 +29,8 @@ public record CommitRequest(
     String commitId,
     boolean searchWholeAncestry,
     Long startingSnapshotId,
-    String branch)
+    String branch,
+    String wapId)
     implements Serializable {
 
   public CommitRequest {

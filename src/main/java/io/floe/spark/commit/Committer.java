@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class Committer {
   /** The snapshot summary key that records a Floe write's commit id. */
   public static final String COMMIT_ID_KEY = "floe.commit-id";
+  /** The snapshot summary key of a staged write's write-audit-publish id (Iceberg's). */
+  public static final String WAP_ID_KEY = "wap.id";
 
   private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
 
@@ -107,6 +109,10 @@ public final class Committer {
     update.validateWith(check);
     if (request.branch() != null) {
       update.toBranch(request.branch());
+    }
+    if (request.wapId() != null) {
+      update.set(WAP_ID_KEY, request.wapId());
+      update.stageOnly();
     }
 
     try {
@@ -273,8 +279,21 @@ public final class Committer {
     }
   }
 
-  /** The snapshot in the target branch's ancestry that carries the request's commit id, or null. */
+  /**
+   * The snapshot in the target branch's ancestry that carries the request's commit id, or null. A
+   * staged snapshot is in no branch's ancestry: for a staged write every snapshot of the table is
+   * searched.
+   */
   private Snapshot findCommit(CommitRequest request) {
+    if (request.wapId() != null) {
+      for (Snapshot snapshot : table.snapshots()) {
+        if (snapshot.summary() != null
+            && request.commitId().equals(snapshot.summary().get(COMMIT_ID_KEY))) {
+          return snapshot;
+        }
+      }
+      return null;
+    }
     Snapshot head = headOf(request.branch());
     if (head == null) {
       return null;

@@ -88,7 +88,8 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.commitId(),
             context.callerChosenCommitId(),
             context.startingSnapshotId(),
-            context.options().branch());
+            context.options().branch(),
+            context.options().wapId());
     CommitOutcome outcome;
     try {
       Table live = context.loader().load();

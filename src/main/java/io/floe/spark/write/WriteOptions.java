@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
 
 /**
@@ -26,6 +27,8 @@ import org.apache.spark.sql.internal.SQLConf;
  *     distributed ({@code advisory-partition-size}, {@code
  *     write.spark.advisory-partition-size-bytes}), or 0 for Spark's own
  *     ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes})
+ * @param wapId the write-audit-publish id the write is staged under: the session conf {@code
+ *     spark.wap.id} when the table property {@code write.wap.enabled} is true; null otherwise
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -37,6 +40,7 @@ public record WriteOptions(
     String branch,
     DistributionMode distributionMode,
     long advisoryPartitionSizeBytes,
+    String wapId,
     boolean pathBased)
     implements Serializable {
 
@@ -53,6 +57,10 @@ public record WriteOptions(
   /** The table property that sets the advisory shuffle partition size for writes. */
   public static final String ADVISORY_PARTITION_SIZE_PROPERTY =
       "write.spark.advisory-partition-size-bytes";
+  /** The session conf of write-audit-publish: stage the write's snapshot under this id. */
+  public static final String WAP_ID_CONF = "spark.wap.id";
+  /** The session conf of write-audit-publish: commit writes to this branch. */
+  public static final String WAP_BRANCH_CONF = "spark.wap.branch";
 
   private static final Set<String> KNOWN =
       Set.of(
@@ -112,6 +120,26 @@ public record WriteOptions(
               + "' must be positive, not " + targetFileSize);
     }
     String branch = resolver.string(BRANCH, null);
+    String wapId = null;
+    if (PropertyUtil.propertyAsBoolean(
+        tableProperties, TableProperties.WRITE_AUDIT_PUBLISH_ENABLED, false)) {
+      // the official runtime's write-audit-publish rules, in its words
+      wapId = sessionConf(session, WAP_ID_CONF);
+      String wapBranch = sessionConf(session, WAP_BRANCH_CONF);
+      if (wapId != null && wapBranch != null) {
+        throw new IllegalArgumentException(
+            "Cannot write to " + tableName + ": Cannot set both WAP ID and branch, but got ID ["
+                + wapId + "] and branch [" + wapBranch + "]");
+      }
+      if (wapBranch != null) {
+        if (branch != null && !branch.equals(wapBranch)) {
+          throw new IllegalArgumentException(
+              "Cannot write to " + tableName + ": Cannot write to both branch and WAP branch, but got"
+                  + " branch [" + branch + "] and WAP branch [" + wapBranch + "]");
+        }
+        branch = wapBranch;
+      }
+    }
     String distribution = resolver.string(DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE);
     String advisory = resolver.string(ADVISORY_PARTITION_SIZE, ADVISORY_PARTITION_SIZE_PROPERTY);
     return new WriteOptions(
@@ -121,6 +149,7 @@ public record WriteOptions(
         branch,
         distribution == null ? null : parseMode(tableName, distribution),
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
+        wapId,
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -137,7 +166,15 @@ public record WriteOptions(
     }
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
-        advisoryPartitionSizeBytes, pathBased);
+        advisoryPartitionSizeBytes, wapId, pathBased);
+  }
+
+  private static String sessionConf(SQLConf session, String key) {
+    if (session == null) {
+      return null;
+    }
+    String value = session.getConfString(key, null);
+    return value == null || value.isBlank() ? null : value;
   }
 
   private static DistributionMode parseMode(String tableName, String value) {
