@@ -60,6 +60,7 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
     DataWriterSettings settings =
         new DataWriterSettings(
             context.table(),
+            context.spec().specId(),
             context.options().targetFileSizeBytes(),
             context.options().fanoutEnabled(),
             WriteDistribution.of(context).sortsBySortOrder());

@@ -5,6 +5,7 @@ import io.floe.spark.commit.WriteMode;
 import io.floe.spark.expressions.SparkPredicates;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Snapshot;
@@ -82,6 +83,12 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
             table.name(), info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
     if (branch != null) {
       options = options.onBranch(table.name(), branch);
+    }
+    if (options.outputSpecId() != null && !table.specs().containsKey(options.outputSpecId())) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + table.name() + ": option '" + WriteOptions.OUTPUT_SPEC_ID
+              + "' names no partition spec of the table: " + options.outputSpecId() + " (specs: "
+              + new TreeSet<>(table.specs().keySet()) + ")");
     }
     SchemaCheck.check(table.name(), table.schema(), info.schema());
     Snapshot start =

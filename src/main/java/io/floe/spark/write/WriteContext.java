@@ -63,9 +63,12 @@ public record WriteContext(
     return table.schema();
   }
 
-  /** The partition spec files are written with: the table's current spec. */
+  /**
+   * The partition spec files are written with: the table's current spec, or the older one the
+   * write asked for ({@code output-spec-id}).
+   */
   public PartitionSpec spec() {
-    return table.spec();
+    return options.outputSpecId() == null ? table.spec() : table.specs().get(options.outputSpecId());
   }
 
   /** Whether the caller chose the commit id (then the whole ancestry is checked at commit). */

@@ -27,6 +27,8 @@ import org.apache.spark.sql.internal.SQLConf;
  *     distributed ({@code advisory-partition-size}, {@code
  *     write.spark.advisory-partition-size-bytes}), or 0 for Spark's own
  *     ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes})
+ * @param outputSpecId the id of the partition spec to write files with ({@code output-spec-id}),
+ *     or null for the table's current spec
  * @param wapId the write-audit-publish id the write is staged under: the session conf {@code
  *     spark.wap.id} when the table property {@code write.wap.enabled} is true; null otherwise
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
@@ -40,6 +42,7 @@ public record WriteOptions(
     String branch,
     DistributionMode distributionMode,
     long advisoryPartitionSizeBytes,
+    Integer outputSpecId,
     String wapId,
     boolean pathBased)
     implements Serializable {
@@ -50,6 +53,7 @@ public record WriteOptions(
   public static final String BRANCH = "branch";
   public static final String DISTRIBUTION_MODE = "distribution-mode";
   public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
+  public static final String OUTPUT_SPEC_ID = "output-spec-id";
   /** The prefix of session confs that set a write option for every write. */
   public static final String SESSION_PREFIX = "spark.floe.write.";
   /** The table property that turns the fanout writer on. */
@@ -70,6 +74,7 @@ public record WriteOptions(
           BRANCH,
           DISTRIBUTION_MODE,
           ADVISORY_PARTITION_SIZE,
+          OUTPUT_SPEC_ID,
           "path",
           "paths");
 
@@ -149,6 +154,7 @@ public record WriteOptions(
         branch,
         distribution == null ? null : parseMode(tableName, distribution),
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
+        resolver.optionalInt(OUTPUT_SPEC_ID, null),
         wapId,
         resolver.given("path") || resolver.given("paths"));
   }
@@ -166,7 +172,7 @@ public record WriteOptions(
     }
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
-        advisoryPartitionSizeBytes, wapId, pathBased);
+        advisoryPartitionSizeBytes, outputSpecId, wapId, pathBased);
   }
 
   private static String sessionConf(SQLConf session, String key) {

@@ -445,7 +445,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
       DataWriterSettings settings = original.settings();
       return new FloeDataWriterFactory(
           new DataWriterSettings(
-              settings.table(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
+              settings.table(), settings.specId(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
               settings.recordSortOrder()),
           original.commitId());
     }

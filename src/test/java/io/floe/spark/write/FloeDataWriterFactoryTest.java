@@ -70,6 +70,7 @@ class FloeDataWriterFactoryTest {
   private static FloeDataWriterFactory factory(
       long targetFileSizeBytes, boolean fanout, boolean recordSortOrder, String commitId) {
     return new FloeDataWriterFactory(
-        new DataWriterSettings(table, targetFileSizeBytes, fanout, recordSortOrder), commitId);
+        new DataWriterSettings(table, table.spec().specId(), targetFileSizeBytes, fanout, recordSortOrder),
+        commitId);
   }
 }

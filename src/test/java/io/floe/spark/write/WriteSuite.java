@@ -6,11 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.catalog.CatalogTestBase;
 import io.floe.spark.commit.Committer;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.sql.Date;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
@@ -271,6 +277,46 @@ abstract class WriteSuite extends CatalogTestBase {
     assertThat(sql("SELECT id FROM floe.db.all_types WHERE s = ''")).containsExactly(row(3L));
     assertThat(sql("SELECT id FROM floe.db.all_types WHERE size(arr) = 0")).containsExactly(row(3L));
     assertThat(operations("db.all_types")).containsExactly("append");
+  }
+
+  @Test
+  void outputSpecIdWritesWithAnOlderPartitionSpec() throws Exception {
+    createPartitioned("older_spec");
+    Table table = icebergTable("db.older_spec");
+    int first = table.spec().specId();
+    table.updateSpec().addField(Expressions.bucket("id", 4)).commit();
+    assertThat(icebergTable("db.older_spec").spec().specId()).isNotEqualTo(first);
+
+    spark.sql("SELECT CAST(3 AS BIGINT) AS id, 'c' AS data, 3 AS p")
+        .writeTo("floe.db.older_spec")
+        .option("output-spec-id", String.valueOf(first))
+        .append();
+    sql("INSERT INTO floe.db.older_spec VALUES (4, 'd', 4)");
+
+    Table reloaded = icebergTable("db.older_spec");
+    assertThat(sql("SELECT id, p FROM floe.db.older_spec WHERE p = 3"))
+        .containsExactly(row(3L, 3));
+    assertThat(filesBySpec(reloaded))
+        .containsEntry(first, 3L)
+        .containsEntry(reloaded.spec().specId(), 1L);
+    assertThatThrownBy(
+            () ->
+                spark.sql("SELECT CAST(5 AS BIGINT) AS id, 'e' AS data, 5 AS p")
+                    .writeTo("floe.db.older_spec")
+                    .option("output-spec-id", "99")
+                    .append())
+        .hasMessageContaining("option 'output-spec-id' names no partition spec of the table: 99");
+  }
+
+  /** The number of data files written with each partition spec. */
+  private static Map<Integer, Long> filesBySpec(Table table) throws IOException {
+    Map<Integer, Long> counts = new TreeMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        counts.merge(task.file().specId(), 1L, Long::sum);
+      }
+    }
+    return counts;
   }
 
   // helpers

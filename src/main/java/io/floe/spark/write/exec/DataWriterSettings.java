@@ -13,19 +13,24 @@ import org.apache.iceberg.Table;
  * file size, whether to keep one file per partition open, and whether the rows come sorted by the
  * table's sort order, so that the files may record it. It never reaches a catalog.
  *
- * @param table a serializable, read-only copy of the table; rows are written with its schema and
- *     its current spec
+ * @param table a serializable, read-only copy of the table; rows are written with its schema
+ * @param specId the id of the table's partition spec that files are written with: the current one,
+ *     or an older one the write asked for ({@code output-spec-id})
  * @param targetFileSizeBytes data files roll over at this size
  * @param fanoutEnabled whether one file per partition stays open (any input order)
  * @param recordSortOrder whether Spark sorts every task's rows by the partition transforms and then
  *     the table's sort order, so that files written one at a time carry the table's sort order id
  */
 public record DataWriterSettings(
-    Table table, long targetFileSizeBytes, boolean fanoutEnabled, boolean recordSortOrder)
+    Table table, int specId, long targetFileSizeBytes, boolean fanoutEnabled, boolean recordSortOrder)
     implements Serializable {
 
   public DataWriterSettings {
     Objects.requireNonNull(table, "table is null");
+    if (!table.specs().containsKey(specId)) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + table.name() + ": the table has no partition spec " + specId);
+    }
   }
 
   /** The schema rows are written with: the table's. */
@@ -33,9 +38,9 @@ public record DataWriterSettings(
     return table.schema();
   }
 
-  /** The partition spec files are written with: the table's current spec. */
+  /** The partition spec files are written with. */
   public PartitionSpec spec() {
-    return table.spec();
+    return table.specs().get(specId);
   }
 
   @Override
