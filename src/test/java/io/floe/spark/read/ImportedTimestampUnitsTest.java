@@ -22,10 +22,17 @@ import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SaveMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -43,6 +50,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
   private static final long LAST_MILLIS = 253402300799000L;
   private static final long STEP = (LAST_MILLIS - FIRST_MILLIS) / (ROWS - 1);
 
+  private static final List<String> BOTH_UNITS = List.of("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS");
+
   private static Path files;
 
   @BeforeAll
@@ -59,11 +68,14 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
         .read()
         .parquet(files.resolve("TIMESTAMP_MILLIS").toString(), files.resolve("TIMESTAMP_MICROS").toString())
         .createOrReplaceTempView("oracle");
+    spark.read().parquet(files.resolve("TIMESTAMP_MILLIS").toString()).createOrReplaceTempView("oracle_millis");
 
     sql("CREATE NAMESPACE IF NOT EXISTS floe.imported");
-    register("with_metrics", true, null);
-    register("without_metrics", false, null);
-    register("ignoring_ts", true, "ts");
+    register("with_metrics", true, null, BOTH_UNITS);
+    register("without_metrics", false, null, BOTH_UNITS);
+    register("ignoring_ts", true, "ts", BOTH_UNITS);
+    register("millis_with_metrics", true, null, List.of("TIMESTAMP_MILLIS"));
+    register("millis_without_metrics", false, null, List.of("TIMESTAMP_MILLIS"));
   }
 
   @AfterAll
@@ -86,8 +98,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
         .parquet(files.resolve(outputType).toString());
   }
 
-  private static void register(String name, boolean withMetrics, String ignoredColumns)
-      throws IOException {
+  private static void register(
+      String name, boolean withMetrics, String ignoredColumns, List<String> dirs) throws IOException {
     String table = "imported." + name;
     sql("CREATE TABLE floe.%s (id BIGINT, ts TIMESTAMP) USING iceberg", table);
     Table iceberg = icebergTable(spark, table);
@@ -101,7 +113,7 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
     }
     properties.commit();
     AppendFiles append = iceberg.newAppend();
-    for (Path file : parquetFiles()) {
+    for (Path file : parquetFiles(dirs)) {
       InputFile input = iceberg.io().newInputFile(file.toUri().toString());
       DataFiles.Builder builder =
           DataFiles.builder(iceberg.spec())
@@ -120,14 +132,24 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
     append.commit();
   }
 
-  private static List<Path> parquetFiles() throws IOException {
+  private static List<Path> parquetFiles(List<String> dirs) throws IOException {
     List<Path> found = new ArrayList<>();
-    for (String dir : List.of("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS")) {
+    for (String dir : dirs) {
       try (Stream<Path> listed = Files.list(files.resolve(dir))) {
         listed.filter(p -> p.getFileName().toString().endsWith(".parquet")).forEach(found::add);
       }
     }
-    assertThat(found).hasSize(2);
+    assertThat(found).hasSameSizeAs(dirs);
+    for (Path file : found) {
+      try (ParquetFileReader reader =
+          ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
+        ParquetMetadata footer = reader.getFooter();
+        assertThat(footer.getBlocks()).as("row groups of %s", file).hasSizeGreaterThan(4);
+        String unit = file.getParent().getFileName().toString().replace("TIMESTAMP_", "");
+        assertThat(footer.getFileMetaData().getSchema().getType("ts").getLogicalTypeAnnotation())
+            .hasToString("TIMESTAMP(" + unit + ",true)");
+      }
+    }
     return found;
   }
 
@@ -200,13 +222,76 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"with_metrics", "without_metrics", "ignoring_ts"})
-  void minMaxAndCountMatchSpark(String table) {
+  @ValueSource(
+      strings = {
+        "with_metrics:oracle",
+        "without_metrics:oracle",
+        "ignoring_ts:oracle",
+        "millis_with_metrics:oracle_millis",
+        "millis_without_metrics:oracle_millis"
+      })
+  void minMaxAndCountMatchSpark(String tableAndOracle) {
+    String table = "floe.imported." + tableAndOracle.split(":")[0];
+    String oracle = tableAndOracle.split(":")[1];
     String aggregates = "SELECT min(ts), max(ts), count(*), count(ts), min(id), max(id) FROM %s";
-    List<Row> expected = sql(aggregates, "oracle");
-    assertThat(sql(aggregates, "floe.imported." + table)).isEqualTo(expected);
+    assertThat(sql(aggregates, table)).isEqualTo(sql(aggregates, oracle));
     String filtered = aggregates + " WHERE ts >= TIMESTAMP '2015-06-01 00:00:00'";
-    assertThat(sql(filtered, "floe.imported." + table + " WITH ('ignore-metrics-columns' = 'ts')"))
-        .isEqualTo(sql(filtered, "oracle"));
+    assertThat(sql(filtered, table + " WITH ('ignore-metrics-columns' = 'ts')"))
+        .isEqualTo(sql(filtered, oracle));
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void filteredReadsOfMillisFilesWithoutMetricsMatchSpark(boolean vectorized) {
+    spark.conf().set("spark.floe.read.vectorization-enabled", String.valueOf(vectorized));
+    try {
+      for (String filter : filters()) {
+        assertThat(ids("floe.imported.millis_without_metrics", filter))
+            .as("WHERE %s", filter)
+            .isEqualTo(ids("oracle_millis", filter));
+      }
+    } finally {
+      spark.conf().unset("spark.floe.read.vectorization-enabled");
+    }
+  }
+
+  @Test
+  void minMaxOfTimestampsComeFromMetadataOnlyWhileFloeAddedEveryFile() throws IOException {
+    sql("CREATE TABLE floe.imported.written (id BIGINT, ts TIMESTAMP) USING iceberg");
+    sql(
+        "INSERT INTO floe.imported.written SELECT id, timestamp_millis(%dL + id * %dL) FROM range(0, %d)",
+        FIRST_MILLIS, STEP, ROWS);
+    String aggregates = "SELECT min(ts), max(ts), count(*) FROM floe.imported.written";
+    Dataset<Row> written = spark.sql(aggregates);
+    List<Row> expected = sql("SELECT min(ts), max(ts), count(*) FROM oracle_millis");
+    assertThat(written.collectAsList()).isEqualTo(expected);
+    assertThat(ScanPlans.nodeNames(written)).doesNotContain("BatchScanExec");
+
+    Table iceberg = icebergTable(spark, "imported.written");
+    iceberg
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(iceberg.schema())))
+        .commit();
+    InputFile input =
+        iceberg.io().newInputFile(parquetFiles(List.of("TIMESTAMP_MILLIS")).get(0).toUri().toString());
+    iceberg
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(iceberg.spec())
+                .withPath(input.location())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(input.getLength())
+                .withMetrics(
+                    ParquetUtil.fileMetrics(
+                        input, MetricsConfig.forTable(iceberg), MappingUtil.create(iceberg.schema())))
+                .build())
+        .commit();
+    Dataset<Row> imported = spark.sql(aggregates);
+    Row both = expected.get(0);
+    assertThat(imported.collectAsList())
+        .containsExactly(RowFactory.create(both.get(0), both.get(1), 2L * ROWS));
+    assertThat(ScanPlans.nodeNames(imported)).contains("BatchScanExec");
   }
 }
