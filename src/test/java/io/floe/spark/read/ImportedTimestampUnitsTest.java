@@ -66,9 +66,14 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
     spark.conf().unset("spark.sql.parquet.outputTimestampType");
     spark
         .read()
-        .parquet(files.resolve("TIMESTAMP_MILLIS").toString(), files.resolve("TIMESTAMP_MICROS").toString())
+        .parquet(
+            files.resolve("TIMESTAMP_MILLIS").toString(),
+            files.resolve("TIMESTAMP_MICROS").toString())
         .createOrReplaceTempView("oracle");
-    spark.read().parquet(files.resolve("TIMESTAMP_MILLIS").toString()).createOrReplaceTempView("oracle_millis");
+    spark
+        .read()
+        .parquet(files.resolve("TIMESTAMP_MILLIS").toString())
+        .createOrReplaceTempView("oracle_millis");
 
     sql("CREATE NAMESPACE IF NOT EXISTS floe.imported");
     register("with_metrics", true, null, BOTH_UNITS);
@@ -89,7 +94,9 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
     spark
         .range(firstId, firstId + ROWS)
         .selectExpr(
-            "id", String.format("timestamp_millis(%dL + (id - %d) * %dL) AS ts", FIRST_MILLIS, firstId, STEP))
+            "id",
+            String.format(
+                "timestamp_millis(%dL + (id - %d) * %dL) AS ts", FIRST_MILLIS, firstId, STEP))
         .coalesce(1)
         .write()
         .option("parquet.block.size", "8192")
@@ -99,7 +106,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
   }
 
   private static void register(
-      String name, boolean withMetrics, String ignoredColumns, List<String> dirs) throws IOException {
+      String name, boolean withMetrics, String ignoredColumns, List<String> dirs)
+      throws IOException {
     String table = "imported." + name;
     sql("CREATE TABLE floe.%s (id BIGINT, ts TIMESTAMP) USING iceberg", table);
     Table iceberg = icebergTable(spark, table);
@@ -141,8 +149,9 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
     }
     assertThat(found).hasSameSizeAs(dirs);
     for (Path file : found) {
+      org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
       try (ParquetFileReader reader =
-          ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
+          ParquetFileReader.open(HadoopInputFile.fromPath(path, new Configuration()))) {
         ParquetMetadata footer = reader.getFooter();
         assertThat(footer.getBlocks()).as("row groups of %s", file).hasSizeGreaterThan(4);
         String unit = file.getParent().getFileName().toString().replace("TIMESTAMP_", "");
@@ -168,7 +177,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
               "ts BETWEEN timestamp_millis(%dL) AND timestamp_millis(%dL)",
               at - 60 * STEP, at + 60 * STEP));
       filters.add(String.format("ts = timestamp_millis(%dL)", at));
-      filters.add(String.format("ts IN (timestamp_millis(%dL), timestamp_millis(%dL))", at, at + STEP));
+      filters.add(
+          String.format("ts IN (timestamp_millis(%dL), timestamp_millis(%dL))", at, at + STEP));
     }
     return filters;
   }
@@ -259,7 +269,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
   void minMaxOfTimestampsComeFromMetadataOnlyWhileFloeAddedEveryFile() throws IOException {
     sql("CREATE TABLE floe.imported.written (id BIGINT, ts TIMESTAMP) USING iceberg");
     sql(
-        "INSERT INTO floe.imported.written SELECT id, timestamp_millis(%dL + id * %dL) FROM range(0, %d)",
+        "INSERT INTO floe.imported.written"
+            + " SELECT id, timestamp_millis(%dL + id * %dL) FROM range(0, %d)",
         FIRST_MILLIS, STEP, ROWS);
     String aggregates = "SELECT min(ts), max(ts), count(*) FROM floe.imported.written";
     Dataset<Row> written = spark.sql(aggregates);
@@ -274,8 +285,8 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
             TableProperties.DEFAULT_NAME_MAPPING,
             NameMappingParser.toJson(MappingUtil.create(iceberg.schema())))
         .commit();
-    InputFile input =
-        iceberg.io().newInputFile(parquetFiles(List.of("TIMESTAMP_MILLIS")).get(0).toUri().toString());
+    Path millisFile = parquetFiles(List.of("TIMESTAMP_MILLIS")).get(0);
+    InputFile input = iceberg.io().newInputFile(millisFile.toUri().toString());
     iceberg
         .newAppend()
         .appendFile(
@@ -285,7 +296,9 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
                 .withFileSizeInBytes(input.getLength())
                 .withMetrics(
                     ParquetUtil.fileMetrics(
-                        input, MetricsConfig.forTable(iceberg), MappingUtil.create(iceberg.schema())))
+                        input,
+                        MetricsConfig.forTable(iceberg),
+                        MappingUtil.create(iceberg.schema())))
                 .build())
         .commit();
     Dataset<Row> imported = spark.sql(aggregates);
