@@ -8,12 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.Expressions;
@@ -48,6 +50,7 @@ public final class FloeScanBuilder
   private final Schema schema;
   private final ReadOptions options;
   private final List<Predicate> pushed = new ArrayList<>();
+  private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
   private int postScanFilters;
   private StructType requested;
@@ -70,6 +73,7 @@ public final class FloeScanBuilder
     Objects.requireNonNull(options, "options is null");
     this.options =
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
+    this.ignoredMetricsFieldIds = this.options.ignoredMetricsFieldIds(schema);
   }
 
   /**
@@ -84,6 +88,10 @@ public final class FloeScanBuilder
   public Predicate[] pushPredicates(Predicate[] predicates) {
     List<Predicate> postScan = new ArrayList<>();
     for (Predicate predicate : predicates) {
+      if (namesIgnoredMetricsColumn(predicate)) {
+        postScan.add(predicate);
+        continue;
+      }
       Optional<Expression> exact = selectingPartitions(predicate);
       if (exact.isPresent() && printable(predicate)) {
         pushed.add(predicate);
@@ -102,6 +110,30 @@ public final class FloeScanBuilder
     }
     postScanFilters += postScan.size();
     return postScan.toArray(new Predicate[0]);
+  }
+
+  /**
+   * Whether the predicate names a column of {@code ignore-metrics-columns}: such a predicate is
+   * left to Spark whole and never prunes, since the metrics it would prune by may be wrong. A
+   * predicate that does not convert names nothing Floe would prune by.
+   */
+  private boolean namesIgnoredMetricsColumn(Predicate predicate) {
+    if (ignoredMetricsFieldIds.isEmpty()) {
+      return false;
+    }
+    Optional<Expression> converted =
+        SparkPredicates.convert(predicate, schema, options.caseSensitive());
+    if (converted.isEmpty()) {
+      return false;
+    }
+    try {
+      Set<Integer> referenced =
+          Binder.boundReferences(
+              schema.asStruct(), List.of(converted.get()), options.caseSensitive());
+      return referenced.stream().anyMatch(ignoredMetricsFieldIds::contains);
+    } catch (RuntimeException e) {
+      return true;
+    }
   }
 
   /**
@@ -197,7 +229,13 @@ public final class FloeScanBuilder
       askedAnswer =
           eligible
               ? MetadataAggregates.answer(
-                  table, snapshotToRead(), schema, filter, aggregation, options.caseSensitive())
+                  table,
+                  snapshotToRead(),
+                  schema,
+                  filter,
+                  aggregation,
+                  options.caseSensitive(),
+                  ignoredMetricsFieldIds)
               : Optional.empty();
     }
     return askedAnswer;

@@ -3,9 +3,14 @@ package io.floe.spark.read;
 import io.floe.spark.read.plan.PlanOptions;
 import io.floe.spark.util.OptionResolver;
 import java.io.Serializable;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.internal.SQLConf;
 import scala.Option;
@@ -40,6 +45,12 @@ import scala.Option;
  *     ({@code target-partitions}, {@code read.split.target-partitions}), or null for Spark's rule
  * @param nameMapping the table's name mapping as JSON ({@code schema.name-mapping.default}), which
  *     gives field ids to the columns of files written without them; null when the table has none
+ * @param ignoredMetricsColumns the names of columns (dotted for nested fields) whose file metrics the scan must not
+ *     trust ({@code ignore-metrics-columns}, {@code read.metrics.ignore-columns}; comma-separated,
+ *     default none): no predicate on them prunes files or partitions, and no aggregate over them is
+ *     answered from metadata. The way out for tables whose manifests other tools wrote with wrong
+ *     bounds, such as millisecond timestamps imported with microsecond bounds (issue 32); names the
+ *     scan's schema lacks are ignored
  */
 public record ReadOptions(
     Long splitSize,
@@ -54,7 +65,8 @@ public record ReadOptions(
     boolean aggregatePushdown,
     boolean vectorizationEnabled,
     Integer targetPartitions,
-    String nameMapping)
+    String nameMapping,
+    List<String> ignoredMetricsColumns)
     implements Serializable {
 
   public static final String SPLIT_SIZE = "split-size";
@@ -76,6 +88,9 @@ public record ReadOptions(
   public static final String TARGET_PARTITIONS_PROPERTY = "read.split.target-partitions";
   public static final String REPORT_PARTITIONING = "report-partitioning";
   public static final String AGGREGATE_PUSHDOWN = "aggregate-pushdown";
+  public static final String IGNORE_METRICS_COLUMNS = "ignore-metrics-columns";
+  /** Floe's table property for {@value #IGNORE_METRICS_COLUMNS}; Iceberg has none. */
+  public static final String IGNORE_METRICS_COLUMNS_PROPERTY = "read.metrics.ignore-columns";
   /** The prefix of session confs that set a read option for every scan. */
   public static final String SESSION_PREFIX = "spark.floe.read.";
 
@@ -98,6 +113,7 @@ public record ReadOptions(
           AGGREGATE_PUSHDOWN,
           VECTORIZATION_ENABLED,
           TARGET_PARTITIONS,
+          IGNORE_METRICS_COLUMNS,
           "path",
           "paths",
           // Spark's own time travel options (spark.sql.timeTravelVersionKey and TimestampKey),
@@ -106,6 +122,8 @@ public record ReadOptions(
           "timestampasof");
 
   public ReadOptions {
+    ignoredMetricsColumns =
+        ignoredMetricsColumns == null ? List.of() : List.copyOf(ignoredMetricsColumns);
     if ((splitSize != null && splitSize <= 0) || openFileCost < 0) {
       throw new IllegalArgumentException(
           String.format(
@@ -168,7 +186,31 @@ public record ReadOptions(
             TableProperties.PARQUET_VECTORIZATION_ENABLED,
             TableProperties.PARQUET_VECTORIZATION_ENABLED_DEFAULT),
         targetPartitions,
-        tableProperties == null ? null : tableProperties.get(TableProperties.DEFAULT_NAME_MAPPING));
+        tableProperties == null ? null : tableProperties.get(TableProperties.DEFAULT_NAME_MAPPING),
+        columnList(resolver.string(IGNORE_METRICS_COLUMNS, IGNORE_METRICS_COLUMNS_PROPERTY)));
+  }
+
+  private static List<String> columnList(String value) {
+    if (value == null) {
+      return List.of();
+    }
+    return Arrays.stream(value.split(",")).map(String::trim).filter(name -> !name.isEmpty()).toList();
+  }
+
+  /**
+   * The field ids of the {@link #ignoredMetricsColumns} in {@code schema}, matched as the scan
+   * matches column names.
+   */
+  public Set<Integer> ignoredMetricsFieldIds(Schema schema) {
+    Set<Integer> ids = new HashSet<>();
+    for (String name : ignoredMetricsColumns) {
+      Types.NestedField field =
+          caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
+      if (field != null) {
+        ids.add(field.fieldId());
+      }
+    }
+    return Set.copyOf(ids);
   }
 
   /** Spark's own rule for file sources: the configured minimum, else the default parallelism. */

@@ -8,7 +8,6 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -21,7 +20,8 @@ import org.apache.parquet.schema.MessageType;
 /**
  * Reads the footer of a Parquet file task as the columnar reader hands it to Spark's decoder: only
  * the row groups of the task's split (those whose midpoint falls in it, Parquet's rule, which
- * Iceberg's readers use too), without those the residual filter rules out by column statistics, and
+ * Iceberg's readers use too), without those the residual filter rules out by column statistics
+ * (never by a column {@link ParquetStatsGuard} finds stored in another unit than Iceberg reads), and
  * with a schema that carries Iceberg field ids, so that Spark matches columns by id. The ids are the
  * file's own, else the table's name mapping applied to the file's names, else Iceberg's positional
  * fallback ids, as Iceberg's own readers choose. Row index offsets stay those of the whole file.
@@ -45,14 +45,7 @@ final class ParquetFooters {
                 .build(),
             stream);
     MessageType fileSchema = footer.getFileMetaData().getSchema();
-    MessageType withIds;
-    if (ParquetSchemaUtil.hasIds(fileSchema)) {
-      withIds = fileSchema;
-    } else if (mapping != null) {
-      withIds = ParquetSchemaUtil.applyNameMapping(fileSchema, mapping);
-    } else {
-      withIds = ParquetSchemaUtil.addFallbackIds(fileSchema);
-    }
+    MessageType withIds = ParquetStatsGuard.withIds(fileSchema, mapping);
     return new ParquetMetadata(
         new FileMetaData(
             withIds,
@@ -63,8 +56,13 @@ final class ParquetFooters {
 
   private static List<BlockMetaData> selectRowGroups(
       ReadSettings settings, FileScanTask task, MessageType withIds, List<BlockMetaData> blocks) {
-    Expression residual = task.residual();
-    if (residual == null || residual.op() == Expression.Operation.TRUE) {
+    if (task.residual() == null || task.residual().op() == Expression.Operation.TRUE) {
+      return blocks;
+    }
+    Expression residual =
+        ParquetStatsGuard.prunable(
+            task.residual(), settings.tableSchema(), withIds, settings.caseSensitive());
+    if (residual.op() == Expression.Operation.TRUE) {
       return blocks;
     }
     ParquetMetricsRowGroupFilter filter;

@@ -3,9 +3,11 @@ package io.floe.spark.read.exec;
 import io.floe.spark.types.IcebergToSpark;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
@@ -13,6 +15,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
@@ -22,13 +25,16 @@ import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.iceberg.util.StructProjection;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.schema.MessageType;
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * One file task opened for row reads through Iceberg's generic readers (any file format, and
  * metadata-table data tasks): projects by field id, fills identity-partition and metadata columns
  * from task metadata, and drops rows removed by position and equality delete files. Residual filters
- * only prune row groups; Spark evaluates every pushed filter again after the scan.
+ * only prune row groups, never by a column whose statistics Iceberg would misread ({@link
+ * ParquetStatsGuard}); Spark evaluates every pushed filter again after the scan.
  *
  * <p>Opening reads the file's footer, so it can run ahead on a prefetch thread; rows are produced by
  * the thread that reads them.
@@ -121,10 +127,37 @@ final class RowTask implements Closeable {
             .idToConstant(constants)
             .split(task.start(), task.length())
             .caseSensitive(settings.caseSensitive())
-            .filter(task.residual());
+            .filter(residual(settings, task, input));
     if (settings.nameMapping() != null) {
       builder = builder.withNameMapping(settings.nameMapping());
     }
     return deletes.filter(builder.build());
+  }
+
+  /**
+   * The residual Iceberg's row-group filters may prune this file with. A Parquet file's footer is
+   * read for it only when the residual names a timestamp or time column, whose statistics Iceberg
+   * misreads when the file stores them in another unit ({@link ParquetStatsGuard}).
+   */
+  private static Expression residual(ReadSettings settings, FileScanTask task, InputFile input) {
+    Expression residual = task.residual();
+    if (residual == null
+        || task.file().format() != FileFormat.PARQUET
+        || !ParquetStatsGuard.namesTemporalColumn(
+            residual, settings.tableSchema(), settings.caseSensitive())) {
+      return residual;
+    }
+    MessageType fileSchema;
+    try (ParquetFileReader reader = ParquetFileReader.open(ParquetInputs.of(input))) {
+      fileSchema = reader.getFooter().getFileMetaData().getSchema();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the footer of " + task.file().location() + ": " + e, e);
+    }
+    return ParquetStatsGuard.prunable(
+        residual,
+        settings.tableSchema(),
+        ParquetStatsGuard.withIds(fileSchema, settings.nameMapping()),
+        settings.caseSensitive());
   }
 }

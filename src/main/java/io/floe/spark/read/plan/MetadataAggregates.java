@@ -4,6 +4,7 @@ import io.floe.spark.read.plan.manifest.DataManifestPlanner;
 import io.floe.spark.types.IcebergToSpark;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,9 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.AggregateEvaluator;
 import org.apache.iceberg.expressions.Expression;
@@ -47,10 +50,27 @@ import org.apache.spark.sql.types.StructType;
  *   <li>for float and double columns every file must record that it holds no NaN, which has no
  *       bound; the evaluator also accepts files that record no NaN count at all;
  *   <li>files without rows are left out, which the evaluator would count as missing bounds and
- *       give no answer for.
+ *       give no answer for;
+ *   <li>{@code MIN} and {@code MAX} of a timestamp column only when every file was added by a
+ *       snapshot Floe committed (its summary records {@value #FLOE_COMMIT_ID}), found by the file's
+ *       sequence number; never in a format-version 1 table, whose files have none;
+ *   <li>no aggregate at all over a column the scan ignores the metrics of ({@code
+ *       ignore-metrics-columns}).
  * </ul>
+ *
+ * <p>The timestamp rule is there because bounds computed by Iceberg's Parquet statistics conversion
+ * for files that store {@code TIMESTAMP(MILLIS)} (files imported with {@code add_files}, or written
+ * by other tools) are the millisecond values read as microseconds, and nothing in the manifest tells
+ * them apart from right bounds. Floe's own writes store microseconds and record bounds from them,
+ * and a file keeps the sequence number of the snapshot that added it through manifest rewrites, so a
+ * file whose sequence number is that of a Floe commit has right bounds. Any other file (another
+ * tool's commit, a snapshot since expired, a table without sequence numbers) gives no answer and the
+ * rows are scanned. {@code COUNT} does not depend on the unit and is answered as before.
  */
 public final class MetadataAggregates {
+  /** The summary key of Floe's commits (the write side's commit id). */
+  static final String FLOE_COMMIT_ID = "floe.commit-id";
+
   private MetadataAggregates() {}
 
   /**
@@ -60,6 +80,7 @@ public final class MetadataAggregates {
    * @param schema the schema the aggregation's columns resolve in
    * @param filter selects whole partitions (every row of every file it plans is aggregated)
    * @param snapshotId the snapshot to read, or null for a table without snapshots
+   * @param ignoredMetricsFieldIds the columns whose metrics must not answer any aggregate
    */
   public static Optional<Answer> answer(
       Table table,
@@ -67,17 +88,22 @@ public final class MetadataAggregates {
       Schema schema,
       Expression filter,
       Aggregation aggregation,
-      boolean caseSensitive) {
+      boolean caseSensitive,
+      Set<Integer> ignoredMetricsFieldIds) {
     if (aggregation.groupByExpressions().length > 0) {
       return Optional.empty();
     }
     List<Function> functions = new ArrayList<>();
+    boolean timestampBounds = false;
     for (AggregateFunc func : aggregation.aggregateExpressions()) {
       Optional<Function> function = Function.of(func, schema, caseSensitive);
-      if (function.isEmpty()) {
+      if (function.isEmpty()
+          || (function.get().field() != null
+              && ignoredMetricsFieldIds.contains(function.get().field().fieldId()))) {
         return Optional.empty();
       }
       functions.add(function.get());
+      timestampBounds |= function.get().timestampBounds();
     }
     List<DataFile> files = new ArrayList<>();
     if (snapshotId != null) {
@@ -103,6 +129,9 @@ public final class MetadataAggregates {
           files.add(task.file());
         }
       }
+      if (timestampBounds && !allAddedByFloe(table, files)) {
+        return Optional.empty();
+      }
     }
 
     List<Expression> aggregates = new ArrayList<>(functions.size());
@@ -126,6 +155,34 @@ public final class MetadataAggregates {
     InternalRow row = new IcebergToSpark(evaluator.resultType()).convert(evaluator.result());
     List<String> described = functions.stream().map(Function::describe).toList();
     return Optional.of(new Answer(sparkSchema, row, described));
+  }
+
+  /**
+   * Whether every file was added by a snapshot Floe committed, known by its sequence number (unique
+   * to one commit in format versions 2 and later).
+   */
+  private static boolean allAddedByFloe(Table table, List<DataFile> files) {
+    if (files.isEmpty()) {
+      return true;
+    }
+    if (!(table instanceof HasTableOperations operations)
+        || operations.operations().current().formatVersion() < 2) {
+      return false;
+    }
+    Set<Long> floeCommits = new HashSet<>();
+    for (Snapshot snapshot : table.snapshots()) {
+      Map<String, String> summary = snapshot.summary();
+      if (summary != null && summary.containsKey(FLOE_COMMIT_ID)) {
+        floeCommits.add(snapshot.sequenceNumber());
+      }
+    }
+    for (DataFile file : files) {
+      Long sequenceNumber = file.fileSequenceNumber();
+      if (sequenceNumber == null || !floeCommits.contains(sequenceNumber)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -163,6 +220,12 @@ public final class MetadataAggregates {
             .map(field -> new Function(Expression.Operation.MAX, field));
       }
       return Optional.empty();
+    }
+
+    /** Whether this is a MIN or MAX of a timestamp, whose bounds may be in the wrong unit. */
+    boolean timestampBounds() {
+      return (op == Expression.Operation.MIN || op == Expression.Operation.MAX)
+          && field.type().typeId() == Type.TypeID.TIMESTAMP;
     }
 
     Expression aggregate() {

@@ -1,0 +1,209 @@
+package io.floe.spark.read.exec;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.BoundPredicate;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.ExpressionVisitors;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.UnboundPredicate;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+
+/**
+ * Keeps Iceberg's Parquet row-group filters (column statistics, dictionaries, bloom filters) away
+ * from columns whose stored values they would misread.
+ *
+ * <p>Iceberg's filters compare a literal in Iceberg's unit with the file's values as stored: they
+ * read the statistics and dictionary of an {@code INT64 TIMESTAMP(MILLIS)} column as microseconds,
+ * so a row group of millisecond timestamps looks 1000 times closer to 1970 than it is and is pruned
+ * although it holds matching rows. {@code INT96} timestamps have no usable order at all. Floe does
+ * not convert such statistics: it removes, before the filters see the residual, every predicate on a
+ * timestamp or time column that the file does not store as {@code INT64} in exactly the unit of the
+ * column's Iceberg type. That is conservative (such columns are never pruned on, every other column
+ * still is) and cannot drop a row, because the residual is first put in negation normal form, where
+ * replacing a predicate by {@code true} only widens what is read; Spark evaluates every pushed filter
+ * after the scan anyway.
+ */
+final class ParquetStatsGuard {
+  private ParquetStatsGuard() {}
+
+  /** Whether the residual names a timestamp or time column, the only ones the guard may strip. */
+  static boolean namesTemporalColumn(Expression residual, Schema tableSchema, boolean caseSensitive) {
+    Set<Integer> ids = new HashSet<>();
+    for (Types.NestedField field : tableSchema.columns()) {
+      collectTemporal(field, ids);
+    }
+    return !ids.isEmpty() && strip(residual, tableSchema, ids, caseSensitive) != residual;
+  }
+
+  /**
+   * The residual without the predicates on columns whose statistics this file stores in another
+   * unit than Iceberg assumes; the residual itself when there are none.
+   *
+   * @param fileSchema the file's schema with the Iceberg field ids the reader matches columns by
+   */
+  static Expression prunable(
+      Expression residual, Schema tableSchema, MessageType fileSchema, boolean caseSensitive) {
+    Set<Integer> misread = misreadColumns(tableSchema, fileSchema);
+    return misread.isEmpty() ? residual : strip(residual, tableSchema, misread, caseSensitive);
+  }
+
+  /** The file's schema with field ids, chosen as Iceberg's own readers choose them. */
+  static MessageType withIds(MessageType fileSchema, NameMapping mapping) {
+    if (ParquetSchemaUtil.hasIds(fileSchema)) {
+      return fileSchema;
+    }
+    if (mapping != null) {
+      return ParquetSchemaUtil.applyNameMapping(fileSchema, mapping);
+    }
+    return ParquetSchemaUtil.addFallbackIds(fileSchema);
+  }
+
+  private static Set<Integer> misreadColumns(Schema tableSchema, MessageType fileSchema) {
+    Set<Integer> misread = new HashSet<>();
+    for (ColumnDescriptor column : fileSchema.getColumns()) {
+      PrimitiveType primitive = column.getPrimitiveType();
+      if (primitive.getId() == null) {
+        continue;
+      }
+      int id = primitive.getId().intValue();
+      Types.NestedField field = tableSchema.findField(id);
+      if (field != null && !storedInIcebergUnit(field.type(), primitive)) {
+        misread.add(id);
+      }
+    }
+    return misread;
+  }
+
+  /**
+   * Whether Iceberg reads the column's stored values in the unit of its type: always for
+   * non-temporal types (a non-temporal column is never read from INT96 or a timestamp annotation in
+   * another unit), and for timestamps and times only from INT64 annotated with that very unit.
+   */
+  private static boolean storedInIcebergUnit(Type type, PrimitiveType primitive) {
+    TimeUnit expected;
+    switch (type.typeId()) {
+      case TIMESTAMP:
+      case TIME:
+        expected = TimeUnit.MICROS;
+        break;
+      case TIMESTAMP_NANO:
+        expected = TimeUnit.NANOS;
+        break;
+      default:
+        return primitive.getPrimitiveTypeName() != PrimitiveType.PrimitiveTypeName.INT96;
+    }
+    if (primitive.getPrimitiveTypeName() != PrimitiveType.PrimitiveTypeName.INT64) {
+      return false;
+    }
+    LogicalTypeAnnotation annotation = primitive.getLogicalTypeAnnotation();
+    if (annotation instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation timestamp) {
+      return type.typeId() != Type.TypeID.TIME && timestamp.getUnit() == expected;
+    }
+    if (annotation instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation time) {
+      return type.typeId() == Type.TypeID.TIME && time.getUnit() == expected;
+    }
+    return false;
+  }
+
+  private static void collectTemporal(Types.NestedField field, Set<Integer> ids) {
+    switch (field.type().typeId()) {
+      case TIMESTAMP:
+      case TIMESTAMP_NANO:
+      case TIME:
+        ids.add(field.fieldId());
+        return;
+      default:
+        if (field.type().isNestedType()) {
+          for (Types.NestedField child : field.type().asNestedType().fields()) {
+            collectTemporal(child, ids);
+          }
+        }
+    }
+  }
+
+  private static Expression strip(
+      Expression residual, Schema tableSchema, Set<Integer> ids, boolean caseSensitive) {
+    Expression nnf = Expressions.rewriteNot(residual);
+    Stripper stripper = new Stripper(tableSchema.asStruct(), ids, caseSensitive);
+    Expression stripped = ExpressionVisitors.visit(nnf, stripper);
+    return stripper.changed ? stripped : residual;
+  }
+
+  /** Replaces predicates on the given columns, or that do not bind, by {@code true}. */
+  private static final class Stripper extends ExpressionVisitors.ExpressionVisitor<Expression> {
+    private final Types.StructType struct;
+    private final Set<Integer> ids;
+    private final boolean caseSensitive;
+    private boolean changed;
+
+    Stripper(Types.StructType struct, Set<Integer> ids, boolean caseSensitive) {
+      this.struct = struct;
+      this.ids = ids;
+      this.caseSensitive = caseSensitive;
+    }
+
+    @Override
+    public Expression alwaysTrue() {
+      return Expressions.alwaysTrue();
+    }
+
+    @Override
+    public Expression alwaysFalse() {
+      return Expressions.alwaysFalse();
+    }
+
+    @Override
+    public Expression not(Expression result) {
+      // after rewriteNot only predicates remain under NOT, and those are kept whole or dropped whole
+      return Expressions.not(result);
+    }
+
+    @Override
+    public Expression and(Expression left, Expression right) {
+      return Expressions.and(left, right);
+    }
+
+    @Override
+    public Expression or(Expression left, Expression right) {
+      return Expressions.or(left, right);
+    }
+
+    @Override
+    public <T> Expression predicate(BoundPredicate<T> pred) {
+      return keep(pred.term().ref().fieldId(), pred);
+    }
+
+    @Override
+    public <T> Expression predicate(UnboundPredicate<T> pred) {
+      Expression bound;
+      try {
+        bound = pred.bind(struct, caseSensitive);
+      } catch (RuntimeException e) {
+        changed = true;
+        return Expressions.alwaysTrue();
+      }
+      if (bound instanceof BoundPredicate<?> boundPredicate) {
+        return keep(boundPredicate.term().ref().fieldId(), pred);
+      }
+      return pred;
+    }
+
+    private Expression keep(int fieldId, Expression pred) {
+      if (ids.contains(fieldId)) {
+        changed = true;
+        return Expressions.alwaysTrue();
+      }
+      return pred;
+    }
+  }
+}
