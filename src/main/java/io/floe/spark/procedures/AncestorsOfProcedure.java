@@ -34,22 +34,7 @@ final class AncestorsOfProcedure extends BaseProcedure {
           });
 
   AncestorsOfProcedure(ProcedureContext context) {
-    super(context);
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   @Override

@@ -26,16 +26,40 @@ import org.apache.spark.sql.types.StructType;
  */
 abstract class BaseProcedure implements UnboundProcedure, BoundProcedure {
   private final ProcedureContext context;
+  private final String name;
+  private final ProcedureParameter[] declaredParameters;
+  private final StructType outputType;
 
-  BaseProcedure(ProcedureContext context) {
+  /**
+   * @param name the procedure's name in the {@code system} namespace
+   * @param declaredParameters the parameters, in the order Spark passes the arguments
+   * @param outputType the schema of the rows {@link #run} returns
+   */
+  BaseProcedure(
+      ProcedureContext context,
+      String name,
+      ProcedureParameter[] declaredParameters,
+      StructType outputType) {
     this.context = Objects.requireNonNull(context, "context is null");
+    this.name = Objects.requireNonNull(name, "name is null");
+    this.declaredParameters = Objects.requireNonNull(declaredParameters, "declaredParameters is null");
+    this.outputType = Objects.requireNonNull(outputType, "outputType is null");
+  }
+
+  @Override
+  public final String name() {
+    return name;
   }
 
   /** The declared parameters, in the order Spark passes the arguments. */
-  abstract ProcedureParameter[] declaredParameters();
+  final ProcedureParameter[] declaredParameters() {
+    return declaredParameters;
+  }
 
   /** The schema of the rows {@link #run} returns. */
-  abstract StructType outputType();
+  final StructType outputType() {
+    return outputType;
+  }
 
   /** Runs the procedure; the returned rows follow {@link #outputType()}. */
   abstract InternalRow[] run(ProcedureArgs args);

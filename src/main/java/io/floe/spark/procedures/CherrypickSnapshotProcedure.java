@@ -32,22 +32,7 @@ final class CherrypickSnapshotProcedure extends BaseProcedure {
           });
 
   CherrypickSnapshotProcedure(ProcedureContext context) {
-    super(context);
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   @Override

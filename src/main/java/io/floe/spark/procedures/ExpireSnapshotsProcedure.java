@@ -69,26 +69,11 @@ final class ExpireSnapshotsProcedure extends BaseProcedure {
           });
 
   ExpireSnapshotsProcedure(ProcedureContext context) {
-    super(context);
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   private static StructField count(String name) {
     return new StructField(name, DataTypes.LongType, true, Metadata.empty());
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
   }
 
   @Override

@@ -35,22 +35,7 @@ final class RegisterTableProcedure extends BaseProcedure {
           });
 
   RegisterTableProcedure(ProcedureContext context) {
-    super(context);
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   @Override

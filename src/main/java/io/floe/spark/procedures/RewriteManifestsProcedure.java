@@ -57,22 +57,7 @@ final class RewriteManifestsProcedure extends BaseProcedure {
           });
 
   RewriteManifestsProcedure(ProcedureContext context) {
-    super(context);
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   @Override

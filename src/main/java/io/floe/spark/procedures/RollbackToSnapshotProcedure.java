@@ -30,22 +30,7 @@ final class RollbackToSnapshotProcedure extends BaseProcedure {
           });
 
   RollbackToSnapshotProcedure(ProcedureContext context) {
-    super(context);
-  }
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  ProcedureParameter[] declaredParameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  StructType outputType() {
-    return OUTPUT;
+    super(context, NAME, PARAMETERS, OUTPUT);
   }
 
   @Override
