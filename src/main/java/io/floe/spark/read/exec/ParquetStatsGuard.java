@@ -1,5 +1,6 @@
 package io.floe.spark.read.exec;
 
+import io.floe.spark.expressions.ExpressionRebuilder;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.iceberg.Schema;
@@ -140,7 +141,7 @@ final class ParquetStatsGuard {
   }
 
   /** Replaces predicates on the given columns, or that do not bind, by {@code true}. */
-  private static final class Stripper extends ExpressionVisitors.ExpressionVisitor<Expression> {
+  private static final class Stripper extends ExpressionRebuilder {
     private final Types.StructType struct;
     private final Set<Integer> ids;
     private final boolean caseSensitive;
@@ -150,32 +151,6 @@ final class ParquetStatsGuard {
       this.struct = struct;
       this.ids = ids;
       this.caseSensitive = caseSensitive;
-    }
-
-    @Override
-    public Expression alwaysTrue() {
-      return Expressions.alwaysTrue();
-    }
-
-    @Override
-    public Expression alwaysFalse() {
-      return Expressions.alwaysFalse();
-    }
-
-    @Override
-    public Expression not(Expression result) {
-      // after rewriteNot only predicates remain under NOT, and those are kept whole or dropped whole
-      return Expressions.not(result);
-    }
-
-    @Override
-    public Expression and(Expression left, Expression right) {
-      return Expressions.and(left, right);
-    }
-
-    @Override
-    public Expression or(Expression left, Expression right) {
-      return Expressions.or(left, right);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.floe.spark.read.plan;
 
+import io.floe.spark.expressions.ExpressionRebuilder;
 import java.util.List;
 import java.util.Optional;
 import org.apache.iceberg.Schema;
@@ -59,38 +60,13 @@ final class FilterNames {
     }
   }
 
-  private static final class Renamer extends ExpressionVisitors.ExpressionVisitor<Expression> {
+  private static final class Renamer extends ExpressionRebuilder {
     private final Schema from;
     private final Schema to;
 
     Renamer(Schema from, Schema to) {
       this.from = from;
       this.to = to;
-    }
-
-    @Override
-    public Expression alwaysTrue() {
-      return Expressions.alwaysTrue();
-    }
-
-    @Override
-    public Expression alwaysFalse() {
-      return Expressions.alwaysFalse();
-    }
-
-    @Override
-    public Expression not(Expression result) {
-      return Expressions.not(result);
-    }
-
-    @Override
-    public Expression and(Expression left, Expression right) {
-      return Expressions.and(left, right);
-    }
-
-    @Override
-    public Expression or(Expression left, Expression right) {
-      return Expressions.or(left, right);
     }
 
     @Override
