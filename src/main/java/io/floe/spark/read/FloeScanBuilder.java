@@ -14,12 +14,15 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
@@ -45,6 +48,9 @@ public final class FloeScanBuilder
         SupportsPushDownRequiredColumns,
         SupportsPushDownLimit,
         SupportsPushDownAggregates {
+  /** The session conf of write-audit-publish that names the branch a session writes and reads. */
+  private static final String WAP_BRANCH_CONF = "spark.wap.branch";
+
   private final Table table;
   private final Long pinnedSnapshotId;
   private final Schema schema;
@@ -288,8 +294,27 @@ public final class FloeScanBuilder
     if (pinnedSnapshotId != null) {
       return pinnedSnapshotId;
     }
+    Snapshot wapHead = wapBranchHead();
+    if (wapHead != null) {
+      return wapHead.snapshotId();
+    }
     Snapshot current = table.currentSnapshot();
     return current == null ? null : current.snapshotId();
+  }
+
+  /**
+   * Write-audit-publish: on a table with {@code write.wap.enabled}, while the session conf {@code
+   * spark.wap.branch} names a branch the table has, reads without a time travel of their own see
+   * that branch, where the session's writes go. A branch not created yet leaves reads on main.
+   */
+  private Snapshot wapBranchHead() {
+    if (!PropertyUtil.propertyAsBoolean(
+        table.properties(), TableProperties.WRITE_AUDIT_PUBLISH_ENABLED, false)) {
+      return null;
+    }
+    String branch = SQLConf.get().getConfString(WAP_BRANCH_CONF, null);
+    SnapshotRef ref = branch == null ? null : table.refs().get(branch);
+    return ref == null || !ref.isBranch() ? null : table.snapshot(ref.snapshotId());
   }
 
   private Schema readSchema(Schema tableSchema) {

@@ -86,6 +86,10 @@ class WriteAuditPublishTest extends ProcedureTestBase {
     assertThat(table.snapshot("audit").parentId()).isEqualTo(main);
     assertThat(sql("SELECT id FROM floe.wap.branch VERSION AS OF 'audit' ORDER BY id"))
         .containsExactly(row(1L), row(2L));
+    // the session's reads see its WAP branch, other sessions' reads see main
+    assertThat(ids("wap.branch")).containsExactly(1L, 2L);
+    spark.conf().unset("spark.wap.branch");
+    assertThat(ids("wap.branch")).containsExactly(1L);
   }
 
   @Test
