@@ -32,6 +32,8 @@ import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
+import org.apache.iceberg.events.Listeners;
+import org.apache.iceberg.events.ScanEvent;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionUtil;
 import org.apache.iceberg.expressions.ManifestEvaluator;
@@ -241,6 +243,8 @@ public final class DataManifestPlanner {
   }
 
   private List<FileScanTask> plan(ExecutorService pool) {
+    // Iceberg's table scans tell the registered listeners of every scan before they plan it
+    Listeners.notifyAll(new ScanEvent(table.name(), snapshot.snapshotId(), filter, schema));
     Timer.Timed duration = metrics.totalPlanningDuration().start();
     List<ManifestFile> manifests = snapshot.dataManifests(io);
     metrics.totalDataManifests().increment((long) manifests.size());
