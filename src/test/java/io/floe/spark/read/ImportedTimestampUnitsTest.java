@@ -307,4 +307,33 @@ class ImportedTimestampUnitsTest extends SparkTestBase {
         .containsExactly(RowFactory.create(both.get(0), both.get(1), 2L * ROWS));
     assertThat(ScanPlans.nodeNames(imported)).contains("BatchScanExec");
   }
+
+  @Test
+  void minMaxOfTimestampsComeFromMetadataForTheOfficialRuntimesWrites() throws IOException {
+    sql("CREATE TABLE floe.imported.official (id BIGINT, ts TIMESTAMP) USING iceberg");
+    Table iceberg = icebergTable(spark, "imported.official");
+    NameMapping mapping = MappingUtil.create(iceberg.schema());
+    iceberg.updateProperties().set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(mapping)).commit();
+    // a microsecond file committed as the official runtime's Spark writes commit: with spark.app.id
+    Path microsFile = parquetFiles(List.of("TIMESTAMP_MICROS")).get(0);
+    InputFile input = iceberg.io().newInputFile(microsFile.toUri().toString());
+    iceberg
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(iceberg.spec())
+                .withPath(input.location())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(input.getLength())
+                .withMetrics(ParquetUtil.fileMetrics(input, MetricsConfig.forTable(iceberg), mapping))
+                .build())
+        .set("spark.app.id", "local-1")
+        .commit();
+
+    Dataset<Row> aggregates = spark.sql("SELECT min(ts), max(ts), count(*) FROM floe.imported.official");
+
+    assertThat(aggregates.collectAsList())
+        .isEqualTo(
+            spark.read().parquet(microsFile.toString()).selectExpr("min(ts)", "max(ts)", "count(*)").collectAsList());
+    assertThat(ScanPlans.nodeNames(aggregates)).doesNotContain("BatchScanExec");
+  }
 }

@@ -52,8 +52,9 @@ import org.apache.spark.sql.types.StructType;
  *   <li>files without rows are left out, which the evaluator would count as missing bounds and
  *       give no answer for;
  *   <li>{@code MIN} and {@code MAX} of a timestamp column only when every file was added by a
- *       snapshot Floe committed (its summary records {@value #FLOE_COMMIT_ID}), found by the file's
- *       sequence number; never in a format-version 1 table, whose files have none;
+ *       write of Floe's or of the official Spark runtime's (the snapshot's summary records {@value
+ *       #FLOE_COMMIT_ID} or {@value #SPARK_APP_ID}), found by the file's sequence number; never in
+ *       a format-version 1 table, whose files have none;
  *   <li>no aggregate at all over a column the scan ignores the metrics of ({@code
  *       ignore-metrics-columns}).
  * </ul>
@@ -61,15 +62,19 @@ import org.apache.spark.sql.types.StructType;
  * <p>The timestamp rule is there because bounds computed by Iceberg's Parquet statistics conversion
  * for files that store {@code TIMESTAMP(MILLIS)} (files imported with {@code add_files}, or written
  * by other tools) are the millisecond values read as microseconds, and nothing in the manifest tells
- * them apart from right bounds. Floe's own writes store microseconds and record bounds from them,
- * and a file keeps the sequence number of the snapshot that added it through manifest rewrites, so a
- * file whose sequence number is that of a Floe commit has right bounds. Any other file (another
- * tool's commit, a snapshot since expired, a table without sequence numbers) gives no answer and the
- * rows are scanned. {@code COUNT} does not depend on the unit and is answered as before.
+ * them apart from right bounds. Floe's own writes, and the official runtime's Spark writes (which
+ * record {@value #SPARK_APP_ID}; its {@code add_files}, {@code migrate} and {@code snapshot} import
+ * through {@code SparkTableUtil} and record no such key), write microseconds through Iceberg's
+ * writers and record bounds from them, and a file keeps the sequence number of the snapshot that
+ * added it through manifest rewrites, so a file whose sequence number is that of such a commit has
+ * right bounds. Any other file (an import, another tool's commit, a snapshot since expired, a table
+ * without sequence numbers) gives no answer and the rows are scanned. {@code COUNT} does not depend on the unit and is answered as before.
  */
 public final class MetadataAggregates {
   /** The summary key of Floe's commits (the write side's commit id). */
   static final String FLOE_COMMIT_ID = "floe.commit-id";
+  /** The summary key the official runtime's Spark writes record; its imports do not. */
+  static final String SPARK_APP_ID = "spark.app.id";
 
   private MetadataAggregates() {}
 
@@ -129,7 +134,7 @@ public final class MetadataAggregates {
           files.add(task.file());
         }
       }
-      if (timestampBounds && !allAddedByFloe(table, files)) {
+      if (timestampBounds && !allAddedByWriters(table, files)) {
         return Optional.empty();
       }
     }
@@ -158,10 +163,10 @@ public final class MetadataAggregates {
   }
 
   /**
-   * Whether every file was added by a snapshot Floe committed, known by its sequence number (unique
-   * to one commit in format versions 2 and later).
+   * Whether every file was added by a write of Floe's or of the official runtime's, known by its
+   * sequence number (unique to one commit in format versions 2 and later).
    */
-  private static boolean allAddedByFloe(Table table, List<DataFile> files) {
+  private static boolean allAddedByWriters(Table table, List<DataFile> files) {
     if (files.isEmpty()) {
       return true;
     }
@@ -169,16 +174,17 @@ public final class MetadataAggregates {
         || operations.operations().current().formatVersion() < 2) {
       return false;
     }
-    Set<Long> floeCommits = new HashSet<>();
+    Set<Long> writerCommits = new HashSet<>();
     for (Snapshot snapshot : table.snapshots()) {
       Map<String, String> summary = snapshot.summary();
-      if (summary != null && summary.containsKey(FLOE_COMMIT_ID)) {
-        floeCommits.add(snapshot.sequenceNumber());
+      if (summary != null
+          && (summary.containsKey(FLOE_COMMIT_ID) || summary.containsKey(SPARK_APP_ID))) {
+        writerCommits.add(snapshot.sequenceNumber());
       }
     }
     for (DataFile file : files) {
       Long sequenceNumber = file.fileSequenceNumber();
-      if (sequenceNumber == null || !floeCommits.contains(sequenceNumber)) {
+      if (sequenceNumber == null || !writerCommits.contains(sequenceNumber)) {
         return false;
       }
     }
