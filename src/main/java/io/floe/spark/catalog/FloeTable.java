@@ -219,7 +219,8 @@ public class FloeTable
             false,
             current.snapshotId(),
             branch,
-            null);
+            null,
+            Map.of());
     new Committer(live, name()).commit(request);
     return true;
   }

@@ -105,6 +105,7 @@ public final class Committer {
 
     AncestryCheck check = new AncestryCheck(request, stats);
     SnapshotUpdate<?> update = newUpdate(request);
+    request.snapshotProperties().forEach(update::set);
     update.set(COMMIT_ID_KEY, request.commitId());
     update.validateWith(check);
     if (request.branch() != null) {

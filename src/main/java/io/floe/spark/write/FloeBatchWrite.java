@@ -90,7 +90,8 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.callerChosenCommitId(),
             context.startingSnapshotId(),
             context.options().branch(),
-            context.options().wapId());
+            context.options().wapId(),
+            context.options().snapshotProperties());
     CommitOutcome outcome;
     try {
       Table live = context.loader().load();

@@ -1,14 +1,18 @@
 package io.floe.spark.write;
 
 import io.floe.spark.util.OptionResolver;
+import io.floe.spark.commit.Committer;
 import java.io.Serializable;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A write's settings, resolved once on the driver in one order: the write option, then the session
@@ -31,6 +35,10 @@ import org.apache.spark.sql.internal.SQLConf;
  *     or null for the table's current spec
  * @param wapId the write-audit-publish id the write is staged under: the session conf {@code
  *     spark.wap.id} when the table property {@code write.wap.enabled} is true; null otherwise
+ * @param snapshotProperties entries for the commit's snapshot summary: the write options {@code
+ *     snapshot-property.<key>}, over the session confs {@code
+ *     spark.floe.write.snapshot-property.<key>}, over the official runtime's {@code
+ *     spark.sql.iceberg.snapshot-property.<key>}; never {@code floe.commit-id}
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -44,6 +52,7 @@ public record WriteOptions(
     long advisoryPartitionSizeBytes,
     Integer outputSpecId,
     String wapId,
+    Map<String, String> snapshotProperties,
     boolean pathBased)
     implements Serializable {
 
@@ -54,6 +63,11 @@ public record WriteOptions(
   public static final String DISTRIBUTION_MODE = "distribution-mode";
   public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
   public static final String OUTPUT_SPEC_ID = "output-spec-id";
+  /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
+  public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
+  /** The official runtime's session conf prefix for snapshot summary entries. */
+  public static final String ICEBERG_SNAPSHOT_PROPERTY_CONF_PREFIX =
+      "spark.sql.iceberg." + SNAPSHOT_PROPERTY_PREFIX;
   /** The prefix of session confs that set a write option for every write. */
   public static final String SESSION_PREFIX = "spark.floe.write.";
   /** The table property that turns the fanout writer on. */
@@ -90,6 +104,12 @@ public record WriteOptions(
       throw new IllegalArgumentException(
           "Cannot write: advisory-partition-size must be positive, not " + advisoryPartitionSizeBytes);
     }
+    snapshotProperties =
+        Map.copyOf(Objects.requireNonNull(snapshotProperties, "snapshotProperties is null"));
+    if (snapshotProperties.containsKey(Committer.COMMIT_ID_KEY)) {
+      throw new IllegalArgumentException(
+          "Cannot write: snapshot property " + Committer.COMMIT_ID_KEY + " is set by Floe");
+    }
   }
 
   /**
@@ -108,7 +128,7 @@ public record WriteOptions(
     OptionResolver resolver =
         new OptionResolver(
             "Cannot write to " + tableName, options, session, SESSION_PREFIX, tableProperties);
-    resolver.rejectUnknown(KNOWN, "write");
+    resolver.rejectUnknown(KNOWN, Set.of(SNAPSHOT_PROPERTY_PREFIX), "write");
     String commitId = resolver.string(COMMIT_ID, null);
     if (commitId != null && commitId.isBlank()) {
       throw new IllegalArgumentException(
@@ -156,6 +176,7 @@ public record WriteOptions(
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
         resolver.optionalInt(OUTPUT_SPEC_ID, null),
         wapId,
+        snapshotProperties(tableName, options, session),
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -172,7 +193,53 @@ public record WriteOptions(
     }
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
-        advisoryPartitionSizeBytes, outputSpecId, wapId, pathBased);
+        advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties, pathBased);
+  }
+
+  /**
+   * The snapshot summary entries, in the usual order: the official runtime's session confs, then
+   * Floe's, then the write options, each later one replacing an earlier one's key.
+   */
+  private static Map<String, String> snapshotProperties(
+      String tableName, Map<String, String> options, SQLConf session) {
+    Map<String, String> properties = new TreeMap<>();
+    if (session != null) {
+      Map<String, String> confs = CollectionConverters.asJava(session.getAllConfs());
+      putPrefixed(tableName, confs, ICEBERG_SNAPSHOT_PROPERTY_CONF_PREFIX, properties, "session conf ");
+      putPrefixed(
+          tableName, confs, SESSION_PREFIX + SNAPSHOT_PROPERTY_PREFIX, properties, "session conf ");
+    }
+    putPrefixed(tableName, options, SNAPSHOT_PROPERTY_PREFIX, properties, "option ");
+    return properties;
+  }
+
+  private static void putPrefixed(
+      String tableName,
+      Map<String, String> source,
+      String prefix,
+      Map<String, String> into,
+      String kind) {
+    for (Map.Entry<String, String> entry : new TreeMap<>(source).entrySet()) {
+      String name = entry.getKey();
+      if (!name.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+        continue;
+      }
+      String key = name.substring(prefix.length());
+      if (key.isEmpty()) {
+        throw new IllegalArgumentException(
+            "Cannot write to " + tableName + ": " + kind + "'" + name + "' names no summary key");
+      }
+      if (key.equals(Committer.COMMIT_ID_KEY)) {
+        throw new IllegalArgumentException(
+            "Cannot write to " + tableName + ": " + kind + "'" + name + "' cannot set "
+                + Committer.COMMIT_ID_KEY + ", which records the write's commit id; use the option '"
+                + COMMIT_ID + "'");
+      }
+      if (entry.getValue() == null) {
+        continue;
+      }
+      into.put(key, entry.getValue());
+    }
   }
 
   private static String sessionConf(SQLConf session, String key) {
