@@ -90,7 +90,9 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
               + "' names no partition spec of the table: " + options.outputSpecId() + " (specs: "
               + new TreeSet<>(table.specs().keySet()) + ")");
     }
-    SchemaCheck.check(table.name(), table.schema(), info.schema());
+    SchemaCheck.check(
+        table.name(), table.schema(), info.schema(), options.checkNullability(),
+        options.checkOrdering());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());
     String commitId = options.commitId() != null ? options.commitId() : UUID.randomUUID().toString();

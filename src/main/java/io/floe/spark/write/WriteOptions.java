@@ -1,6 +1,7 @@
 package io.floe.spark.write;
 
 import io.floe.spark.util.OptionResolver;
+import io.floe.spark.util.OptionValues;
 import io.floe.spark.commit.Committer;
 import java.io.Serializable;
 import java.util.Locale;
@@ -39,6 +40,10 @@ import scala.jdk.javaapi.CollectionConverters;
  *     snapshot-property.<key>}, over the session confs {@code
  *     spark.floe.write.snapshot-property.<key>}, over the official runtime's {@code
  *     spark.sql.iceberg.snapshot-property.<key>}; never {@code floe.commit-id}
+ * @param checkNullability whether planning refuses input that may hold NULL where the table
+ *     requires a value ({@code check-nullability}, default true)
+ * @param checkOrdering whether planning requires the input's columns and struct fields to carry
+ *     the table's names in the table's order ({@code check-ordering}, default true)
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -53,6 +58,8 @@ public record WriteOptions(
     Integer outputSpecId,
     String wapId,
     Map<String, String> snapshotProperties,
+    boolean checkNullability,
+    boolean checkOrdering,
     boolean pathBased)
     implements Serializable {
 
@@ -63,11 +70,15 @@ public record WriteOptions(
   public static final String DISTRIBUTION_MODE = "distribution-mode";
   public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
   public static final String OUTPUT_SPEC_ID = "output-spec-id";
+  public static final String CHECK_NULLABILITY = "check-nullability";
+  public static final String CHECK_ORDERING = "check-ordering";
   /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
   public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
   /** The official runtime's session conf prefix for snapshot summary entries. */
   public static final String ICEBERG_SNAPSHOT_PROPERTY_CONF_PREFIX =
       "spark.sql.iceberg." + SNAPSHOT_PROPERTY_PREFIX;
+  /** The prefix of the official runtime's session confs that Floe also reads for some options. */
+  public static final String ICEBERG_SESSION_PREFIX = "spark.sql.iceberg.";
   /** The prefix of session confs that set a write option for every write. */
   public static final String SESSION_PREFIX = "spark.floe.write.";
   /** The table property that turns the fanout writer on. */
@@ -89,6 +100,8 @@ public record WriteOptions(
           DISTRIBUTION_MODE,
           ADVISORY_PARTITION_SIZE,
           OUTPUT_SPEC_ID,
+          CHECK_NULLABILITY,
+          CHECK_ORDERING,
           "path",
           "paths");
 
@@ -177,6 +190,8 @@ public record WriteOptions(
         resolver.optionalInt(OUTPUT_SPEC_ID, null),
         wapId,
         snapshotProperties(tableName, options, session),
+        check(resolver, tableName, session, CHECK_NULLABILITY),
+        check(resolver, tableName, session, CHECK_ORDERING),
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -193,7 +208,8 @@ public record WriteOptions(
     }
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
-        advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties, pathBased);
+        advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
+        checkNullability, checkOrdering, pathBased);
   }
 
   /**
@@ -240,6 +256,20 @@ public record WriteOptions(
       }
       into.put(key, entry.getValue());
     }
+  }
+
+  /**
+   * A planning check, on unless turned off: the option, then {@code spark.floe.write.<option>},
+   * then the official runtime's session conf {@code spark.sql.iceberg.<option>}.
+   */
+  private static boolean check(
+      OptionResolver resolver, String tableName, SQLConf session, String option) {
+    String value = resolver.string(option, null);
+    if (value == null) {
+      value = sessionConf(session, ICEBERG_SESSION_PREFIX + option);
+    }
+    return value == null
+        || OptionValues.parseBoolean("Cannot write to " + tableName, option, value);
   }
 
   private static String sessionConf(SQLConf session, String key) {
