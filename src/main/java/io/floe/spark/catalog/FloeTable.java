@@ -220,7 +220,9 @@ public class FloeTable
             current.snapshotId(),
             branch,
             null,
-            Map.of());
+            Map.of(),
+            null,
+            null);
     new Committer(live, name()).commit(request);
     return true;
   }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 
@@ -24,6 +25,11 @@ import org.apache.iceberg.expressions.Expressions;
  *     not made current); null for a commit that moves the branch
  * @param snapshotProperties extra entries for the snapshot summary; {@code floe.commit-id} is not
  *     one of them (the commit id always wins)
+ * @param isolationLevel for an overwrite or a dynamic overwrite: serializable fails on any data or
+ *     deletes committed meanwhile that the write's filter or partitions touch, snapshot only on
+ *     deletes; null validates nothing
+ * @param validateFromSnapshotId the snapshot after which commits are validated, or null for {@code
+ *     startingSnapshotId}
  */
 public record CommitRequest(
     WriteMode mode,
@@ -34,7 +40,9 @@ public record CommitRequest(
     Long startingSnapshotId,
     String branch,
     String wapId,
-    Map<String, String> snapshotProperties)
+    Map<String, String> snapshotProperties,
+    IsolationLevel isolationLevel,
+    Long validateFromSnapshotId)
     implements Serializable {
 
   public CommitRequest {

@@ -1,11 +1,13 @@
 package io.floe.spark.commit;
 
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.Snapshot;
@@ -153,6 +155,14 @@ public final class Committer {
         failure.addSuppressed(refreshFailure);
       }
       if (found == null) {
+        if (request.isolationLevel() != null) {
+          throw new ValidationException(
+              failure,
+              "Cannot commit %s to %s: isolation-level %s found a conflicting commit after"
+                  + " snapshot %s: %s",
+              request.commitId(), tableName, request.isolationLevel().name().toLowerCase(Locale.ROOT),
+              validateFrom(request), failure.getMessage());
+        }
         throw failure;
       }
     }
@@ -260,8 +270,16 @@ public final class Committer {
           OverwriteFiles overwrite = table.newOverwrite();
           overwrite.overwriteByRowFilter(request.overwriteFilter());
           request.dataFiles().forEach(overwrite::addFile);
-          if (request.startingSnapshotId() != null) {
-            overwrite.validateFromSnapshot(request.startingSnapshotId());
+          Long from = validateFrom(request);
+          if (from != null) {
+            overwrite.validateFromSnapshot(from);
+          }
+          // the row filter is also the conflict detection filter (Iceberg's default for it)
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            overwrite.validateNoConflictingData();
+            overwrite.validateNoConflictingDeletes();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            overwrite.validateNoConflictingDeletes();
           }
           return overwrite;
         }
@@ -269,8 +287,15 @@ public final class Committer {
         {
           ReplacePartitions replace = table.newReplacePartitions();
           request.dataFiles().forEach(replace::addFile);
-          if (request.startingSnapshotId() != null) {
-            replace.validateFromSnapshot(request.startingSnapshotId());
+          Long from = validateFrom(request);
+          if (from != null) {
+            replace.validateFromSnapshot(from);
+          }
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            replace.validateNoConflictingData();
+            replace.validateNoConflictingDeletes();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            replace.validateNoConflictingDeletes();
           }
           return replace;
         }
@@ -278,6 +303,12 @@ public final class Committer {
         throw new IllegalArgumentException(
             "Cannot commit to " + tableName + ": unknown write mode " + request.mode());
     }
+  }
+
+  private static Long validateFrom(CommitRequest request) {
+    return request.validateFromSnapshotId() != null
+        ? request.validateFromSnapshotId()
+        : request.startingSnapshotId();
   }
 
   /**

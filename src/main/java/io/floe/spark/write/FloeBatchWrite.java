@@ -91,7 +91,9 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.startingSnapshotId(),
             context.options().branch(),
             context.options().wapId(),
-            context.options().snapshotProperties());
+            context.options().snapshotProperties(),
+            context.options().isolationLevel(),
+            context.options().validateFromSnapshotId());
     CommitOutcome outcome;
     try {
       Table live = context.loader().load();

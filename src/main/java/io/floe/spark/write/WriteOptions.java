@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
@@ -44,6 +45,11 @@ import scala.jdk.javaapi.CollectionConverters;
  *     requires a value ({@code check-nullability}, default true)
  * @param checkOrdering whether planning requires the input's columns and struct fields to carry
  *     the table's names in the table's order ({@code check-ordering}, default true)
+ * @param isolationLevel how an overwrite or dynamic overwrite is validated against the commits
+ *     since {@code validateFromSnapshotId} ({@code isolation-level}: serializable or snapshot), or
+ *     null for no conflict validation
+ * @param validateFromSnapshotId the snapshot conflicts are looked for after ({@code
+ *     validate-from-snapshot-id}), or null for the snapshot the write started from
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -60,6 +66,8 @@ public record WriteOptions(
     Map<String, String> snapshotProperties,
     boolean checkNullability,
     boolean checkOrdering,
+    IsolationLevel isolationLevel,
+    Long validateFromSnapshotId,
     boolean pathBased)
     implements Serializable {
 
@@ -72,6 +80,8 @@ public record WriteOptions(
   public static final String OUTPUT_SPEC_ID = "output-spec-id";
   public static final String CHECK_NULLABILITY = "check-nullability";
   public static final String CHECK_ORDERING = "check-ordering";
+  public static final String ISOLATION_LEVEL = "isolation-level";
+  public static final String VALIDATE_FROM_SNAPSHOT_ID = "validate-from-snapshot-id";
   /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
   public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
   /** The official runtime's session conf prefix for snapshot summary entries. */
@@ -102,6 +112,8 @@ public record WriteOptions(
           OUTPUT_SPEC_ID,
           CHECK_NULLABILITY,
           CHECK_ORDERING,
+          ISOLATION_LEVEL,
+          VALIDATE_FROM_SNAPSHOT_ID,
           "path",
           "paths");
 
@@ -192,6 +204,8 @@ public record WriteOptions(
         snapshotProperties(tableName, options, session),
         check(resolver, tableName, session, CHECK_NULLABILITY),
         check(resolver, tableName, session, CHECK_ORDERING),
+        isolationLevel(tableName, resolver.string(ISOLATION_LEVEL, null)),
+        resolver.optionalLong(VALIDATE_FROM_SNAPSHOT_ID, null),
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -209,7 +223,7 @@ public record WriteOptions(
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
-        checkNullability, checkOrdering, pathBased);
+        checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId, pathBased);
   }
 
   /**
@@ -270,6 +284,20 @@ public record WriteOptions(
     }
     return value == null
         || OptionValues.parseBoolean("Cannot write to " + tableName, option, value);
+  }
+
+  private static IsolationLevel isolationLevel(String tableName, String value) {
+    if (value == null) {
+      return null;
+    }
+    for (IsolationLevel level : IsolationLevel.values()) {
+      if (level.name().equalsIgnoreCase(value.trim())) {
+        return level;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Cannot write to " + tableName + ": option '" + ISOLATION_LEVEL
+            + "' must be serializable or snapshot, not '" + value + "'");
   }
 
   private static String sessionConf(SQLConf session, String key) {
