@@ -63,7 +63,8 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.spec().specId(),
             context.options().targetFileSizeBytes(),
             context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder());
+            WriteDistribution.of(context).sortsBySortOrder(),
+            context.options().fileWriteProperties());
     return new FloeDataWriterFactory(settings, context.commitId());
   }
 

@@ -50,6 +50,10 @@ import scala.jdk.javaapi.CollectionConverters;
  *     null for no conflict validation
  * @param validateFromSnapshotId the snapshot conflicts are looked for after ({@code
  *     validate-from-snapshot-id}), or null for the snapshot the write started from
+ * @param fileWriteProperties table properties this write's data files are written with instead of
+ *     the table's: {@code write.parquet.compression-codec} and {@code -level} from {@code
+ *     compression-codec} and {@code compression-level}, {@code write.orc.compression-strategy} from
+ *     {@code compression-strategy} (each also from {@code spark.sql.iceberg.<option>})
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -68,6 +72,7 @@ public record WriteOptions(
     boolean checkOrdering,
     IsolationLevel isolationLevel,
     Long validateFromSnapshotId,
+    Map<String, String> fileWriteProperties,
     boolean pathBased)
     implements Serializable {
 
@@ -82,6 +87,9 @@ public record WriteOptions(
   public static final String CHECK_ORDERING = "check-ordering";
   public static final String ISOLATION_LEVEL = "isolation-level";
   public static final String VALIDATE_FROM_SNAPSHOT_ID = "validate-from-snapshot-id";
+  public static final String COMPRESSION_CODEC = "compression-codec";
+  public static final String COMPRESSION_LEVEL = "compression-level";
+  public static final String COMPRESSION_STRATEGY = "compression-strategy";
   /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
   public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
   /** The official runtime's session conf prefix for snapshot summary entries. */
@@ -114,6 +122,9 @@ public record WriteOptions(
           CHECK_ORDERING,
           ISOLATION_LEVEL,
           VALIDATE_FROM_SNAPSHOT_ID,
+          COMPRESSION_CODEC,
+          COMPRESSION_LEVEL,
+          COMPRESSION_STRATEGY,
           "path",
           "paths");
 
@@ -131,6 +142,8 @@ public record WriteOptions(
     }
     snapshotProperties =
         Map.copyOf(Objects.requireNonNull(snapshotProperties, "snapshotProperties is null"));
+    fileWriteProperties =
+        Map.copyOf(Objects.requireNonNull(fileWriteProperties, "fileWriteProperties is null"));
     if (snapshotProperties.containsKey(Committer.COMMIT_ID_KEY)) {
       throw new IllegalArgumentException(
           "Cannot write: snapshot property " + Committer.COMMIT_ID_KEY + " is set by Floe");
@@ -206,6 +219,13 @@ public record WriteOptions(
         check(resolver, tableName, session, CHECK_ORDERING),
         isolationLevel(tableName, resolver.string(ISOLATION_LEVEL, null)),
         resolver.optionalLong(VALIDATE_FROM_SNAPSHOT_ID, null),
+        FileCompression.resolve(
+            "Cannot write to " + tableName,
+            option -> {
+              String value = resolver.string(option, null);
+              return value != null ? value : sessionConf(session, ICEBERG_SESSION_PREFIX + option);
+            },
+            tableProperties),
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -223,7 +243,8 @@ public record WriteOptions(
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
-        checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId, pathBased);
+        checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
+        fileWriteProperties, pathBased);
   }
 
   /**
