@@ -4,13 +4,18 @@ import io.floe.spark.util.OptionResolver;
 import io.floe.spark.util.OptionValues;
 import io.floe.spark.commit.Committer;
 import java.io.Serializable;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.EnvironmentContext;
 import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
@@ -108,6 +113,9 @@ public record WriteOptions(
   public static final String WAP_ID_CONF = "spark.wap.id";
   /** The session conf of write-audit-publish: commit writes to this branch. */
   public static final String WAP_BRANCH_CONF = "spark.wap.branch";
+
+  /** The summary keys Iceberg declares (its public constants), taken from Iceberg itself. */
+  private static final Set<String> ICEBERG_SUMMARY_KEYS = icebergSummaryKeys();
 
   private static final Set<String> KNOWN =
       Set.of(
@@ -264,6 +272,17 @@ public record WriteOptions(
     return properties;
   }
 
+  /**
+   * Whether Iceberg writes the key into every snapshot summary itself (file and record counts,
+   * totals, partition summaries, write-audit-publish ids, its environment): a second value for it
+   * would fail the commit after the files are written, so it is refused up front.
+   */
+  private static boolean isIcebergSummaryKey(String key) {
+    return ICEBERG_SUMMARY_KEYS.contains(key)
+        || key.startsWith(SnapshotSummary.CHANGED_PARTITION_PREFIX)
+        || EnvironmentContext.get().containsKey(key);
+  }
+
   private static void putPrefixed(
       String tableName,
       Map<String, String> source,
@@ -285,6 +304,11 @@ public record WriteOptions(
             "Cannot write to " + tableName + ": " + kind + "'" + name + "' cannot set "
                 + Committer.COMMIT_ID_KEY + ", which records the write's commit id; use the option '"
                 + COMMIT_ID + "'");
+      }
+      if (isIcebergSummaryKey(key)) {
+        throw new IllegalArgumentException(
+            "Cannot write to " + tableName + ": " + kind + "'" + name + "' cannot set " + key
+                + ", which Iceberg itself records in the snapshot summary");
       }
       if (entry.getValue() == null) {
         continue;
@@ -319,6 +343,20 @@ public record WriteOptions(
     throw new IllegalArgumentException(
         "Cannot write to " + tableName + ": option '" + ISOLATION_LEVEL
             + "' must be serializable or snapshot, not '" + value + "'");
+  }
+
+  private static Set<String> icebergSummaryKeys() {
+    Set<String> keys = new HashSet<>();
+    for (Field field : SnapshotSummary.class.getFields()) {
+      if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+        try {
+          keys.add((String) field.get(null));
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException("Cannot read " + field, e);
+        }
+      }
+    }
+    return Set.copyOf(keys);
   }
 
   private static String sessionConf(SQLConf session, String key) {

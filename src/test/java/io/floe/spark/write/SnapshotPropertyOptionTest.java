@@ -84,6 +84,28 @@ class SnapshotPropertyOptionTest extends CatalogTestBase {
   }
 
   @Test
+  void aSnapshotPropertyNamingAKeyIcebergRecordsIsRefusedAndNothingIsCommitted() {
+    assertThatThrownBy(
+            () ->
+                spark.sql("SELECT 1L AS id, 'a' AS data")
+                    .writeTo("floe.db.props")
+                    .option("snapshot-property.added-records", "5")
+                    .append())
+        .hasMessageContaining(
+            "option 'snapshot-property.added-records' cannot set added-records, which Iceberg itself"
+                + " records in the snapshot summary");
+    assertThatThrownBy(
+            () ->
+                spark.sql("SELECT 1L AS id, 'a' AS data")
+                    .writeTo("floe.db.props")
+                    .option("snapshot-property.partitions.p=1", "x")
+                    .append())
+        .hasMessageContaining("cannot set partitions.p=1");
+    assertThat(snapshots("db.props")).isEmpty();
+    assertThat(dataFilesOnDisk(icebergTable("db.props").location())).isEmpty();
+  }
+
+  @Test
   void otherUnknownWriteOptionsAreStillRejected() {
     assertThatThrownBy(
             () ->
