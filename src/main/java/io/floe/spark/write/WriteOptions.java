@@ -4,26 +4,20 @@ import io.floe.spark.util.OptionResolver;
 import io.floe.spark.util.OptionValues;
 import io.floe.spark.commit.Committer;
 import java.io.Serializable;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.util.HashSet;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
-import org.apache.iceberg.EnvironmentContext;
 import org.apache.iceberg.IsolationLevel;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A write's settings, resolved once on the driver in one order: the write option, then the session
- * conf {@code spark.floe.write.<option>}, then the table property, then the default.
+ * conf {@code spark.floe.write.<option>}, then the table property, then the default. The options
+ * the official runtime also reads from its session confs ({@code snapshot-property.*}, {@code
+ * check-*}, {@code compression-*}) fall back to {@code spark.sql.iceberg.<option>} after Floe's.
  *
  * @param commitId a caller-chosen commit id ({@code commit-id}), or null for one chosen per write
  * @param targetFileSizeBytes roll data files at this size ({@code target-file-size-bytes}, {@code
@@ -113,9 +107,6 @@ public record WriteOptions(
   public static final String WAP_ID_CONF = "spark.wap.id";
   /** The session conf of write-audit-publish: commit writes to this branch. */
   public static final String WAP_BRANCH_CONF = "spark.wap.branch";
-
-  /** The summary keys Iceberg declares (its public constants), taken from Iceberg itself. */
-  private static final Set<String> ICEBERG_SUMMARY_KEYS = icebergSummaryKeys();
 
   private static final Set<String> KNOWN =
       Set.of(
@@ -222,7 +213,7 @@ public record WriteOptions(
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
         resolver.optionalInt(OUTPUT_SPEC_ID, null),
         wapId,
-        snapshotProperties(tableName, options, session),
+        SnapshotProperties.resolve(tableName, options, session),
         check(resolver, tableName, session, CHECK_NULLABILITY),
         check(resolver, tableName, session, CHECK_ORDERING),
         isolationLevel(tableName, resolver.string(ISOLATION_LEVEL, null)),
@@ -256,68 +247,6 @@ public record WriteOptions(
   }
 
   /**
-   * The snapshot summary entries, in the usual order: the official runtime's session confs, then
-   * Floe's, then the write options, each later one replacing an earlier one's key.
-   */
-  private static Map<String, String> snapshotProperties(
-      String tableName, Map<String, String> options, SQLConf session) {
-    Map<String, String> properties = new TreeMap<>();
-    if (session != null) {
-      Map<String, String> confs = CollectionConverters.asJava(session.getAllConfs());
-      putPrefixed(tableName, confs, ICEBERG_SNAPSHOT_PROPERTY_CONF_PREFIX, properties, "session conf ");
-      putPrefixed(
-          tableName, confs, SESSION_PREFIX + SNAPSHOT_PROPERTY_PREFIX, properties, "session conf ");
-    }
-    putPrefixed(tableName, options, SNAPSHOT_PROPERTY_PREFIX, properties, "option ");
-    return properties;
-  }
-
-  /**
-   * Whether Iceberg writes the key into every snapshot summary itself (file and record counts,
-   * totals, partition summaries, write-audit-publish ids, its environment): a second value for it
-   * would fail the commit after the files are written, so it is refused up front.
-   */
-  private static boolean isIcebergSummaryKey(String key) {
-    return ICEBERG_SUMMARY_KEYS.contains(key)
-        || key.startsWith(SnapshotSummary.CHANGED_PARTITION_PREFIX)
-        || EnvironmentContext.get().containsKey(key);
-  }
-
-  private static void putPrefixed(
-      String tableName,
-      Map<String, String> source,
-      String prefix,
-      Map<String, String> into,
-      String kind) {
-    for (Map.Entry<String, String> entry : new TreeMap<>(source).entrySet()) {
-      String name = entry.getKey();
-      if (!name.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-        continue;
-      }
-      String key = name.substring(prefix.length());
-      if (key.isEmpty()) {
-        throw new IllegalArgumentException(
-            "Cannot write to " + tableName + ": " + kind + "'" + name + "' names no summary key");
-      }
-      if (key.equals(Committer.COMMIT_ID_KEY)) {
-        throw new IllegalArgumentException(
-            "Cannot write to " + tableName + ": " + kind + "'" + name + "' cannot set "
-                + Committer.COMMIT_ID_KEY + ", which records the write's commit id; use the option '"
-                + COMMIT_ID + "'");
-      }
-      if (isIcebergSummaryKey(key)) {
-        throw new IllegalArgumentException(
-            "Cannot write to " + tableName + ": " + kind + "'" + name + "' cannot set " + key
-                + ", which Iceberg itself records in the snapshot summary");
-      }
-      if (entry.getValue() == null) {
-        continue;
-      }
-      into.put(key, entry.getValue());
-    }
-  }
-
-  /**
    * A planning check, on unless turned off: the option, then {@code spark.floe.write.<option>},
    * then the official runtime's session conf {@code spark.sql.iceberg.<option>}.
    */
@@ -343,20 +272,6 @@ public record WriteOptions(
     throw new IllegalArgumentException(
         "Cannot write to " + tableName + ": option '" + ISOLATION_LEVEL
             + "' must be serializable or snapshot, not '" + value + "'");
-  }
-
-  private static Set<String> icebergSummaryKeys() {
-    Set<String> keys = new HashSet<>();
-    for (Field field : SnapshotSummary.class.getFields()) {
-      if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
-        try {
-          keys.add((String) field.get(null));
-        } catch (IllegalAccessException e) {
-          throw new IllegalStateException("Cannot read " + field, e);
-        }
-      }
-    }
-    return Set.copyOf(keys);
   }
 
   private static String sessionConf(SQLConf session, String key) {
