@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * against the refreshed table, on every attempt: two attempts racing with the same id produce one
  * snapshot. A commit whose id is found adds nothing and reports itself skipped.
  *
+ * <p>The snapshot summary carries the request's snapshot properties, then the commit id, which no
+ * property can replace. An overwrite or dynamic overwrite with an isolation level is validated by
+ * Iceberg against the commits after the validated snapshot (serializable: conflicting data and
+ * deletes; snapshot: conflicting deletes); a conflict fails with a {@link ValidationException}
+ * that names the level and the snapshot, and nothing is committed.
+ *
  * <p>Failures: a failure the catalog reports as certain (a {@link CleanableFailure}, or any failure
  * of a catalog that does not require strict cleanup, as Iceberg itself decides) is rethrown. When
  * the outcome is unknown, the table is refreshed and searched for the id: found means committed;
