@@ -219,6 +219,9 @@ public class FloeTable
             false,
             current.snapshotId(),
             branch,
+            null,
+            Map.of(),
+            null,
             null);
     new Committer(live, name()).commit(request);
     return true;

@@ -2,8 +2,10 @@ package io.floe.spark.commit;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 
@@ -21,6 +23,13 @@ import org.apache.iceberg.expressions.Expressions;
  * @param branch the target branch; null for the main branch
  * @param wapId the write-audit-publish id to stage the snapshot under (recorded as {@code wap.id},
  *     not made current); null for a commit that moves the branch
+ * @param snapshotProperties extra entries for the snapshot summary; {@code floe.commit-id} is not
+ *     one of them (the commit id always wins)
+ * @param isolationLevel for an overwrite or a dynamic overwrite: serializable fails on any data or
+ *     deletes committed meanwhile that the write's filter or partitions touch, snapshot only on
+ *     deletes; null validates nothing
+ * @param validateFromSnapshotId the snapshot after which commits are validated, or null for {@code
+ *     startingSnapshotId}
  */
 public record CommitRequest(
     WriteMode mode,
@@ -30,13 +39,23 @@ public record CommitRequest(
     boolean searchWholeAncestry,
     Long startingSnapshotId,
     String branch,
-    String wapId)
+    String wapId,
+    Map<String, String> snapshotProperties,
+    IsolationLevel isolationLevel,
+    Long validateFromSnapshotId)
     implements Serializable {
 
   public CommitRequest {
     Objects.requireNonNull(mode, "mode is null");
     dataFiles = List.copyOf(Objects.requireNonNull(dataFiles, "dataFiles is null"));
     Objects.requireNonNull(commitId, "commitId is null");
+    snapshotProperties =
+        Map.copyOf(Objects.requireNonNull(snapshotProperties, "snapshotProperties is null"));
+    if (snapshotProperties.containsKey(Committer.COMMIT_ID_KEY)) {
+      throw new IllegalArgumentException(
+          "Cannot commit " + commitId + ": snapshot property " + Committer.COMMIT_ID_KEY
+              + " is the commit id and cannot be set");
+    }
     if (mode == WriteMode.OVERWRITE_BY_FILTER) {
       overwriteFilter = overwriteFilter == null ? Expressions.alwaysTrue() : overwriteFilter;
     }

@@ -1,11 +1,13 @@
 package io.floe.spark.commit;
 
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.Snapshot;
@@ -29,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * all of it for a caller-chosen id) before the commit and again inside Iceberg's commit retry loop,
  * against the refreshed table, on every attempt: two attempts racing with the same id produce one
  * snapshot. A commit whose id is found adds nothing and reports itself skipped.
+ *
+ * <p>The snapshot summary carries the request's snapshot properties, then the commit id, which no
+ * property can replace. An overwrite or dynamic overwrite with an isolation level is validated by
+ * Iceberg against the commits after the validated snapshot (serializable: conflicting data and
+ * deletes; snapshot: conflicting deletes); a conflict fails with a {@link ValidationException}
+ * that names the level and the snapshot, and nothing is committed.
  *
  * <p>Failures: a failure the catalog reports as certain (a {@link CleanableFailure}, or any failure
  * of a catalog that does not require strict cleanup, as Iceberg itself decides) is rethrown. When
@@ -105,6 +113,7 @@ public final class Committer {
 
     AncestryCheck check = new AncestryCheck(request, stats);
     SnapshotUpdate<?> update = newUpdate(request);
+    request.snapshotProperties().forEach(update::set);
     update.set(COMMIT_ID_KEY, request.commitId());
     update.validateWith(check);
     if (request.branch() != null) {
@@ -152,6 +161,14 @@ public final class Committer {
         failure.addSuppressed(refreshFailure);
       }
       if (found == null) {
+        if (request.isolationLevel() != null) {
+          throw new ValidationException(
+              failure,
+              "Cannot commit %s to %s: isolation-level %s found a conflicting commit after"
+                  + " snapshot %s: %s",
+              request.commitId(), tableName, request.isolationLevel().name().toLowerCase(Locale.ROOT),
+              validateFrom(request), failure.getMessage());
+        }
         throw failure;
       }
     }
@@ -259,8 +276,16 @@ public final class Committer {
           OverwriteFiles overwrite = table.newOverwrite();
           overwrite.overwriteByRowFilter(request.overwriteFilter());
           request.dataFiles().forEach(overwrite::addFile);
-          if (request.startingSnapshotId() != null) {
-            overwrite.validateFromSnapshot(request.startingSnapshotId());
+          Long from = validateFrom(request);
+          if (from != null) {
+            overwrite.validateFromSnapshot(from);
+          }
+          // the row filter is also the conflict detection filter (Iceberg's default for it)
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            overwrite.validateNoConflictingData();
+            overwrite.validateNoConflictingDeletes();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            overwrite.validateNoConflictingDeletes();
           }
           return overwrite;
         }
@@ -268,8 +293,15 @@ public final class Committer {
         {
           ReplacePartitions replace = table.newReplacePartitions();
           request.dataFiles().forEach(replace::addFile);
-          if (request.startingSnapshotId() != null) {
-            replace.validateFromSnapshot(request.startingSnapshotId());
+          Long from = validateFrom(request);
+          if (from != null) {
+            replace.validateFromSnapshot(from);
+          }
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            replace.validateNoConflictingData();
+            replace.validateNoConflictingDeletes();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            replace.validateNoConflictingDeletes();
           }
           return replace;
         }
@@ -277,6 +309,12 @@ public final class Committer {
         throw new IllegalArgumentException(
             "Cannot commit to " + tableName + ": unknown write mode " + request.mode());
     }
+  }
+
+  private static Long validateFrom(CommitRequest request) {
+    return request.validateFromSnapshotId() != null
+        ? request.validateFromSnapshotId()
+        : request.startingSnapshotId();
   }
 
   /**

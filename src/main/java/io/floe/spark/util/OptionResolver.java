@@ -52,16 +52,28 @@ public final class OptionResolver {
    * @param kind how the message names the options, such as {@code "read"}
    */
   public void rejectUnknown(Set<String> known, String kind) {
+    rejectUnknown(known, Set.of(), kind);
+  }
+
+  /**
+   * Fails for any option not in {@code known} whose name starts with none of {@code
+   * knownPrefixes} (both compared in lower case).
+   *
+   * @param kind how the message names the options, such as {@code "write"}
+   */
+  public void rejectUnknown(Set<String> known, Set<String> knownPrefixes, String kind) {
     Set<String> unknown = new TreeSet<>();
     for (String key : options.keySet()) {
-      if (!known.contains(key.toLowerCase(Locale.ROOT))) {
+      String lower = key.toLowerCase(Locale.ROOT);
+      if (!known.contains(lower) && knownPrefixes.stream().noneMatch(lower::startsWith)) {
         unknown.add(key);
       }
     }
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
           action + ": unknown " + kind + " option(s) " + unknown + "; known options are "
-              + new TreeSet<>(known));
+              + new TreeSet<>(known)
+              + (knownPrefixes.isEmpty() ? "" : " and those starting with " + new TreeSet<>(knownPrefixes)));
     }
   }
 

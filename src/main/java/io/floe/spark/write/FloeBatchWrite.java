@@ -63,7 +63,8 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.spec().specId(),
             context.options().targetFileSizeBytes(),
             context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder());
+            WriteDistribution.of(context).sortsBySortOrder(),
+            context.options().fileWriteProperties());
     return new FloeDataWriterFactory(settings, context.commitId());
   }
 
@@ -90,7 +91,10 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
             context.callerChosenCommitId(),
             context.startingSnapshotId(),
             context.options().branch(),
-            context.options().wapId());
+            context.options().wapId(),
+            context.options().snapshotProperties(),
+            context.options().isolationLevel(),
+            context.options().validateFromSnapshotId());
     CommitOutcome outcome;
     try {
       Table live = context.loader().load();

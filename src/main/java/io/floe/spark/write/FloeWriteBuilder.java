@@ -90,7 +90,15 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
               + "' names no partition spec of the table: " + options.outputSpecId() + " (specs: "
               + new TreeSet<>(table.specs().keySet()) + ")");
     }
-    SchemaCheck.check(table.name(), table.schema(), info.schema());
+    Long validateFrom = options.validateFromSnapshotId();
+    if (validateFrom != null && table.snapshot(validateFrom) == null) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + table.name() + ": option '" + WriteOptions.VALIDATE_FROM_SNAPSHOT_ID
+              + "' names no snapshot of the table: " + validateFrom);
+    }
+    SchemaCheck.check(
+        table.name(), table.schema(), info.schema(), options.checkNullability(),
+        options.checkOrdering());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());
     String commitId = options.commitId() != null ? options.commitId() : UUID.randomUUID().toString();

@@ -1,18 +1,23 @@
 package io.floe.spark.write;
 
 import io.floe.spark.util.OptionResolver;
+import io.floe.spark.util.OptionValues;
+import io.floe.spark.commit.Committer;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.internal.SQLConf;
 
 /**
  * A write's settings, resolved once on the driver in one order: the write option, then the session
- * conf {@code spark.floe.write.<option>}, then the table property, then the default.
+ * conf {@code spark.floe.write.<option>}, then the table property, then the default. The options
+ * the official runtime also reads from its session confs ({@code snapshot-property.*}, {@code
+ * check-*}, {@code compression-*}) fall back to {@code spark.sql.iceberg.<option>} after Floe's.
  *
  * @param commitId a caller-chosen commit id ({@code commit-id}), or null for one chosen per write
  * @param targetFileSizeBytes roll data files at this size ({@code target-file-size-bytes}, {@code
@@ -31,6 +36,23 @@ import org.apache.spark.sql.internal.SQLConf;
  *     or null for the table's current spec
  * @param wapId the write-audit-publish id the write is staged under: the session conf {@code
  *     spark.wap.id} when the table property {@code write.wap.enabled} is true; null otherwise
+ * @param snapshotProperties entries for the commit's snapshot summary: the write options {@code
+ *     snapshot-property.<key>}, over the session confs {@code
+ *     spark.floe.write.snapshot-property.<key>}, over the official runtime's {@code
+ *     spark.sql.iceberg.snapshot-property.<key>}; never {@code floe.commit-id}
+ * @param checkNullability whether planning refuses input that may hold NULL where the table
+ *     requires a value ({@code check-nullability}, default true)
+ * @param checkOrdering whether planning requires the input's columns and struct fields to carry
+ *     the table's names in the table's order ({@code check-ordering}, default true)
+ * @param isolationLevel how an overwrite or dynamic overwrite is validated against the commits
+ *     since {@code validateFromSnapshotId} ({@code isolation-level}: serializable or snapshot), or
+ *     null for no conflict validation
+ * @param validateFromSnapshotId the snapshot conflicts are looked for after ({@code
+ *     validate-from-snapshot-id}), or null for the snapshot the write started from
+ * @param fileWriteProperties table properties this write's data files are written with instead of
+ *     the table's: {@code write.parquet.compression-codec} and {@code -level} from {@code
+ *     compression-codec} and {@code compression-level}, {@code write.orc.compression-strategy} from
+ *     {@code compression-strategy} (each also from {@code spark.sql.iceberg.<option>})
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -44,6 +66,12 @@ public record WriteOptions(
     long advisoryPartitionSizeBytes,
     Integer outputSpecId,
     String wapId,
+    Map<String, String> snapshotProperties,
+    boolean checkNullability,
+    boolean checkOrdering,
+    IsolationLevel isolationLevel,
+    Long validateFromSnapshotId,
+    Map<String, String> fileWriteProperties,
     boolean pathBased)
     implements Serializable {
 
@@ -54,6 +82,20 @@ public record WriteOptions(
   public static final String DISTRIBUTION_MODE = "distribution-mode";
   public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
   public static final String OUTPUT_SPEC_ID = "output-spec-id";
+  public static final String CHECK_NULLABILITY = "check-nullability";
+  public static final String CHECK_ORDERING = "check-ordering";
+  public static final String ISOLATION_LEVEL = "isolation-level";
+  public static final String VALIDATE_FROM_SNAPSHOT_ID = "validate-from-snapshot-id";
+  public static final String COMPRESSION_CODEC = "compression-codec";
+  public static final String COMPRESSION_LEVEL = "compression-level";
+  public static final String COMPRESSION_STRATEGY = "compression-strategy";
+  /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
+  public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
+  /** The official runtime's session conf prefix for snapshot summary entries. */
+  public static final String ICEBERG_SNAPSHOT_PROPERTY_CONF_PREFIX =
+      "spark.sql.iceberg." + SNAPSHOT_PROPERTY_PREFIX;
+  /** The prefix of the official runtime's session confs that Floe also reads for some options. */
+  public static final String ICEBERG_SESSION_PREFIX = "spark.sql.iceberg.";
   /** The prefix of session confs that set a write option for every write. */
   public static final String SESSION_PREFIX = "spark.floe.write.";
   /** The table property that turns the fanout writer on. */
@@ -75,6 +117,13 @@ public record WriteOptions(
           DISTRIBUTION_MODE,
           ADVISORY_PARTITION_SIZE,
           OUTPUT_SPEC_ID,
+          CHECK_NULLABILITY,
+          CHECK_ORDERING,
+          ISOLATION_LEVEL,
+          VALIDATE_FROM_SNAPSHOT_ID,
+          COMPRESSION_CODEC,
+          COMPRESSION_LEVEL,
+          COMPRESSION_STRATEGY,
           "path",
           "paths");
 
@@ -89,6 +138,14 @@ public record WriteOptions(
     if (advisoryPartitionSizeBytes < 0) {
       throw new IllegalArgumentException(
           "Cannot write: advisory-partition-size must be positive, not " + advisoryPartitionSizeBytes);
+    }
+    snapshotProperties =
+        Map.copyOf(Objects.requireNonNull(snapshotProperties, "snapshotProperties is null"));
+    fileWriteProperties =
+        Map.copyOf(Objects.requireNonNull(fileWriteProperties, "fileWriteProperties is null"));
+    if (snapshotProperties.containsKey(Committer.COMMIT_ID_KEY)) {
+      throw new IllegalArgumentException(
+          "Cannot write: snapshot property " + Committer.COMMIT_ID_KEY + " is set by Floe");
     }
   }
 
@@ -108,7 +165,7 @@ public record WriteOptions(
     OptionResolver resolver =
         new OptionResolver(
             "Cannot write to " + tableName, options, session, SESSION_PREFIX, tableProperties);
-    resolver.rejectUnknown(KNOWN, "write");
+    resolver.rejectUnknown(KNOWN, Set.of(SNAPSHOT_PROPERTY_PREFIX), "write");
     String commitId = resolver.string(COMMIT_ID, null);
     if (commitId != null && commitId.isBlank()) {
       throw new IllegalArgumentException(
@@ -156,6 +213,18 @@ public record WriteOptions(
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
         resolver.optionalInt(OUTPUT_SPEC_ID, null),
         wapId,
+        SnapshotProperties.resolve(tableName, options, session),
+        check(resolver, tableName, session, CHECK_NULLABILITY),
+        check(resolver, tableName, session, CHECK_ORDERING),
+        isolationLevel(tableName, resolver.string(ISOLATION_LEVEL, null)),
+        resolver.optionalLong(VALIDATE_FROM_SNAPSHOT_ID, null),
+        FileCompression.resolve(
+            "Cannot write to " + tableName,
+            option -> {
+              String value = resolver.string(option, null);
+              return value != null ? value : sessionConf(session, ICEBERG_SESSION_PREFIX + option);
+            },
+            tableProperties),
         resolver.given("path") || resolver.given("paths"));
   }
 
@@ -172,7 +241,37 @@ public record WriteOptions(
     }
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
-        advisoryPartitionSizeBytes, outputSpecId, wapId, pathBased);
+        advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
+        checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
+        fileWriteProperties, pathBased);
+  }
+
+  /**
+   * A planning check, on unless turned off: the option, then {@code spark.floe.write.<option>},
+   * then the official runtime's session conf {@code spark.sql.iceberg.<option>}.
+   */
+  private static boolean check(
+      OptionResolver resolver, String tableName, SQLConf session, String option) {
+    String value = resolver.string(option, null);
+    if (value == null) {
+      value = sessionConf(session, ICEBERG_SESSION_PREFIX + option);
+    }
+    return value == null
+        || OptionValues.parseBoolean("Cannot write to " + tableName, option, value);
+  }
+
+  private static IsolationLevel isolationLevel(String tableName, String value) {
+    if (value == null) {
+      return null;
+    }
+    for (IsolationLevel level : IsolationLevel.values()) {
+      if (level.name().equalsIgnoreCase(value.trim())) {
+        return level;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Cannot write to " + tableName + ": option '" + ISOLATION_LEVEL
+            + "' must be serializable or snapshot, not '" + value + "'");
   }
 
   private static String sessionConf(SQLConf session, String key) {

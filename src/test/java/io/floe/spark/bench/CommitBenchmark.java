@@ -133,7 +133,7 @@ public final class CommitBenchmark {
       Table table, DataFile file, String commitId, boolean callerChosen, boolean expectSkip) {
     Long start = table.currentSnapshot() == null ? null : table.currentSnapshot().snapshotId();
     CommitRequest request =
-        new CommitRequest(WriteMode.APPEND, List.of(file), null, commitId, callerChosen, start, null, null);
+        new CommitRequest(WriteMode.APPEND, List.of(file), null, commitId, callerChosen, start, null, null, Map.of(), null, null);
     return () -> {
       CommitOutcome outcome = new Committer(table, table.name()).commit(request);
       if (outcome.skipped() != expectSkip) {

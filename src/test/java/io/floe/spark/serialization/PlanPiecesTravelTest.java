@@ -446,7 +446,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
       return new FloeDataWriterFactory(
           new DataWriterSettings(
               settings.table(), settings.specId(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
-              settings.recordSortOrder()),
+              settings.recordSortOrder(), settings.writeProperties()),
           original.commitId());
     }
 

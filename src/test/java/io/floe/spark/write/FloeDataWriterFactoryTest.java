@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.write.exec.DataWriterSettings;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -70,7 +71,8 @@ class FloeDataWriterFactoryTest {
   private static FloeDataWriterFactory factory(
       long targetFileSizeBytes, boolean fanout, boolean recordSortOrder, String commitId) {
     return new FloeDataWriterFactory(
-        new DataWriterSettings(table, table.spec().specId(), targetFileSizeBytes, fanout, recordSortOrder),
+        new DataWriterSettings(table, table.spec().specId(), targetFileSizeBytes, fanout, recordSortOrder,
+            Map.of()),
         commitId);
   }
 }

@@ -2,7 +2,9 @@ package io.floe.spark.write.exec;
 
 import io.floe.spark.util.PlanValues;
 import java.io.Serializable;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -20,13 +22,23 @@ import org.apache.iceberg.Table;
  * @param fanoutEnabled whether one file per partition stays open (any input order)
  * @param recordSortOrder whether Spark sorts every task's rows by the partition transforms and then
  *     the table's sort order, so that files written one at a time carry the table's sort order id
+ * @param writeProperties table properties that this write's files are written with instead of the
+ *     table's (the write options {@code compression-codec}, {@code compression-level}, {@code
+ *     compression-strategy}); empty for none
  */
 public record DataWriterSettings(
-    Table table, int specId, long targetFileSizeBytes, boolean fanoutEnabled, boolean recordSortOrder)
+    Table table,
+    int specId,
+    long targetFileSizeBytes,
+    boolean fanoutEnabled,
+    boolean recordSortOrder,
+    Map<String, String> writeProperties)
     implements Serializable {
 
   public DataWriterSettings {
     Objects.requireNonNull(table, "table is null");
+    writeProperties =
+        Map.copyOf(Objects.requireNonNull(writeProperties, "writeProperties is null"));
     if (!table.specs().containsKey(specId)) {
       throw new IllegalArgumentException(
           "Cannot write to " + table.name() + ": the table has no partition spec " + specId);
@@ -59,7 +71,8 @@ public record DataWriterSettings(
         && PlanValues.sameSpec(spec(), that.spec())
         && targetFileSizeBytes == that.targetFileSizeBytes
         && fanoutEnabled == that.fanoutEnabled
-        && recordSortOrder == that.recordSortOrder;
+        && recordSortOrder == that.recordSortOrder
+        && writeProperties.equals(that.writeProperties);
   }
 
   @Override
@@ -80,6 +93,7 @@ public record DataWriterSettings(
         + ", fanout="
         + fanoutEnabled
         + (recordSortOrder ? ", sortOrderId=" + table.sortOrder().orderId() : "")
+        + (writeProperties.isEmpty() ? "" : ", writeProperties=" + new TreeMap<>(writeProperties))
         + "}";
   }
 }

@@ -75,7 +75,7 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
     Schema schema = settings.schema();
     this.spec = settings.spec();
     this.io = table.io();
-    this.files = new RowFileWriterFactory(table, schema);
+    this.files = new RowFileWriterFactory(table, schema, settings.writeProperties());
     OutputFileFactory locations =
         OutputFileFactory.builderFor(table, partitionId, taskId)
             .format(FileFormat.PARQUET)

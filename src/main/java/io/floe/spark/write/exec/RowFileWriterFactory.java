@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
@@ -30,16 +31,19 @@ import org.apache.spark.sql.catalyst.InternalRow;
 final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
   private final Table table;
   private final Schema schema;
+  private final Map<String, String> writeProperties;
   private final MetricsConfig metricsConfig;
   private final List<String> opened = new ArrayList<>();
 
   /**
    * @param table the read-only table copy whose properties and metrics settings apply
    * @param schema the schema rows are written with
+   * @param writeProperties properties that replace the table's for these files only
    */
-  RowFileWriterFactory(Table table, Schema schema) {
+  RowFileWriterFactory(Table table, Schema schema, Map<String, String> writeProperties) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.schema = Objects.requireNonNull(schema, "schema is null");
+    this.writeProperties = Objects.requireNonNull(writeProperties, "writeProperties is null");
     this.metricsConfig = MetricsConfig.forTable(table);
   }
 
@@ -56,6 +60,7 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
       return Parquet.writeData(file)
           .schema(schema)
           .setAll(table.properties())
+          .setAll(writeProperties)
           .metricsConfig(metricsConfig)
           .withSpec(spec)
           .withPartition(partition)

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -179,7 +180,7 @@ class RowParquetWriterTest extends SparkTestBase {
 
   private static DataFile writeNative(Table table, List<InternalRow> rows) throws IOException {
     DataWriter<InternalRow> writer =
-        new RowFileWriterFactory(table, table.schema())
+        new RowFileWriterFactory(table, table.schema(), Map.of())
             .newDataWriter(newFile(table), table.spec(), null);
     try (writer) {
       for (InternalRow row : rows) {
