@@ -8,8 +8,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -20,18 +18,15 @@ import org.apache.spark.sql.types.StructType;
 final class AncestorsOfProcedure extends BaseProcedure {
   static final String NAME = "ancestors_of";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.optional("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("snapshot_id", DataTypes.LongType, true, Metadata.empty()),
-            new StructField("timestamp", DataTypes.LongType, true, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("snapshot_id", DataTypes.LongType, true),
+          Parameters.column("timestamp", DataTypes.LongType, true));
 
   AncestorsOfProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

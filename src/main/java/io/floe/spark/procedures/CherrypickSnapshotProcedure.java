@@ -5,8 +5,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -18,18 +16,15 @@ import org.apache.spark.sql.types.StructType;
 final class CherrypickSnapshotProcedure extends BaseProcedure {
   static final String NAME = "cherrypick_snapshot";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.required("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("source_snapshot_id", DataTypes.LongType, false, Metadata.empty()),
-            new StructField("current_snapshot_id", DataTypes.LongType, false, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("source_snapshot_id", DataTypes.LongType, false),
+          Parameters.column("current_snapshot_id", DataTypes.LongType, false));
 
   CherrypickSnapshotProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

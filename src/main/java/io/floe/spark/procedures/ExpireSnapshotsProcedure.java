@@ -33,8 +33,7 @@ import org.apache.spark.sql.types.StructType;
 final class ExpireSnapshotsProcedure extends BaseProcedure {
   static final String NAME = "expire_snapshots";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter OLDER_THAN =
       Parameters.optional("older_than", DataTypes.TimestampType);
   private static final ProcedureParameter RETAIN_LAST =
@@ -58,15 +57,13 @@ final class ExpireSnapshotsProcedure extends BaseProcedure {
   };
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
+      Parameters.output(
             count("deleted_data_files_count"),
             count("deleted_position_delete_files_count"),
             count("deleted_equality_delete_files_count"),
             count("deleted_manifest_files_count"),
             count("deleted_manifest_lists_count"),
-            count("deleted_statistics_files_count")
-          });
+            count("deleted_statistics_files_count"));
 
   ExpireSnapshotsProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

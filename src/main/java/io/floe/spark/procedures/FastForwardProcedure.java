@@ -5,8 +5,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -18,20 +16,17 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class FastForwardProcedure extends BaseProcedure {
   static final String NAME = "fast_forward";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter BRANCH =
       Parameters.required("branch", DataTypes.StringType);
   private static final ProcedureParameter TO = Parameters.required("to", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, BRANCH, TO};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("branch_updated", DataTypes.StringType, false, Metadata.empty()),
-            new StructField("previous_ref", DataTypes.LongType, true, Metadata.empty()),
-            new StructField("updated_ref", DataTypes.LongType, false, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("branch_updated", DataTypes.StringType, false),
+          Parameters.column("previous_ref", DataTypes.LongType, true),
+          Parameters.column("updated_ref", DataTypes.LongType, false));
 
   FastForwardProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

@@ -9,8 +9,6 @@ import org.apache.iceberg.util.WapUtil;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -21,18 +19,15 @@ import org.apache.spark.sql.types.StructType;
 final class PublishChangesProcedure extends BaseProcedure {
   static final String NAME = "publish_changes";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter WAP_ID =
       Parameters.required("wap_id", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, WAP_ID};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("source_snapshot_id", DataTypes.LongType, false, Metadata.empty()),
-            new StructField("current_snapshot_id", DataTypes.LongType, false, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("source_snapshot_id", DataTypes.LongType, false),
+          Parameters.column("current_snapshot_id", DataTypes.LongType, false));
 
   PublishChangesProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

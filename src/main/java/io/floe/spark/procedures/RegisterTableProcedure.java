@@ -7,8 +7,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -20,19 +18,16 @@ import org.apache.spark.sql.types.StructType;
 final class RegisterTableProcedure extends BaseProcedure {
   static final String NAME = "register_table";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter METADATA_FILE =
       Parameters.required("metadata_file", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, METADATA_FILE};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("current_snapshot_id", DataTypes.LongType, true, Metadata.empty()),
-            new StructField("total_records_count", DataTypes.LongType, true, Metadata.empty()),
-            new StructField("total_data_files_count", DataTypes.LongType, true, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("current_snapshot_id", DataTypes.LongType, true),
+          Parameters.column("total_records_count", DataTypes.LongType, true),
+          Parameters.column("total_data_files_count", DataTypes.LongType, true));
 
   RegisterTableProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

@@ -38,8 +38,7 @@ import org.apache.spark.sql.types.StructType;
 final class RewriteManifestsProcedure extends BaseProcedure {
   static final String NAME = "rewrite_manifests";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter USE_CACHING =
       Parameters.optional("use_caching", DataTypes.BooleanType);
   private static final ProcedureParameter SPEC_ID =
@@ -49,12 +48,10 @@ final class RewriteManifestsProcedure extends BaseProcedure {
   private static final ProcedureParameter[] PARAMETERS = {TABLE, USE_CACHING, SPEC_ID, SORT_BY};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
+      Parameters.output(
             new StructField(
                 "rewritten_manifests_count", DataTypes.IntegerType, false, Metadata.empty()),
-            new StructField("added_manifests_count", DataTypes.IntegerType, false, Metadata.empty())
-          });
+          Parameters.column("added_manifests_count", DataTypes.IntegerType, false));
 
   RewriteManifestsProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);

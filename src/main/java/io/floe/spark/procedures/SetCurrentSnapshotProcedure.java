@@ -7,8 +7,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -20,19 +18,16 @@ import org.apache.spark.sql.types.StructType;
 final class SetCurrentSnapshotProcedure extends BaseProcedure {
   static final String NAME = "set_current_snapshot";
 
-  private static final ProcedureParameter TABLE =
-      Parameters.required("table", DataTypes.StringType);
+  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter SNAPSHOT_ID =
       Parameters.optional("snapshot_id", DataTypes.LongType);
   private static final ProcedureParameter REF = Parameters.optional("ref", DataTypes.StringType);
   private static final ProcedureParameter[] PARAMETERS = {TABLE, SNAPSHOT_ID, REF};
 
   private static final StructType OUTPUT =
-      new StructType(
-          new StructField[] {
-            new StructField("previous_snapshot_id", DataTypes.LongType, true, Metadata.empty()),
-            new StructField("current_snapshot_id", DataTypes.LongType, false, Metadata.empty())
-          });
+      Parameters.output(
+          Parameters.column("previous_snapshot_id", DataTypes.LongType, true),
+          Parameters.column("current_snapshot_id", DataTypes.LongType, false));
 
   SetCurrentSnapshotProcedure(ProcedureContext context) {
     super(context, NAME, PARAMETERS, OUTPUT);
