@@ -6,6 +6,7 @@ import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.TimeTravel;
+import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
@@ -29,12 +30,15 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -47,7 +51,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * <p>Schema and partitioning are those of the pinned snapshot, or of the table's current metadata.
  */
 public class FloeTable
-    implements SupportsRead, SupportsWrite, SupportsMetadataColumns, TruncatableTable {
+    implements SupportsRead,
+        SupportsWrite,
+        SupportsMetadataColumns,
+        TruncatableTable,
+        SupportsRowLevelOperations {
   private static final Set<TableCapability> DATA_CAPABILITIES =
       EnumSet.of(
           TableCapability.BATCH_READ,
@@ -194,6 +202,21 @@ public class FloeTable
           "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
     }
     return new FloeWriteBuilder(table, loader, info, branch);
+  }
+
+  /** DELETE, UPDATE and MERGE: copy-on-write or merge-on-read, as the table's properties say. */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (loader == null || isMetadataTable()) {
+      throw new UnsupportedOperationException(
+          "Cannot " + info.command().name() + " " + name() + ": the table is read-only");
+    }
+    if (snapshotId != null && branch == null) {
+      throw new UnsupportedOperationException(
+          "Cannot " + info.command().name() + " " + name() + " as of snapshot " + snapshotId
+              + ": time travel is read-only");
+    }
+    return new FloeRowLevelOperationBuilder(table, loader, branch, info);
   }
 
   /**

@@ -30,6 +30,9 @@ import org.apache.iceberg.expressions.Expressions;
  *     deletes; null validates nothing
  * @param validateFromSnapshotId the snapshot after which commits are validated, or null for {@code
  *     startingSnapshotId}
+ * @param changes for {@link WriteMode#COPY_ON_WRITE}, {@link WriteMode#ROW_DELTA} and {@link
+ *     WriteMode#REWRITE}: the files removed, the delete files added and what to validate; {@link
+ *     FileChanges#NONE} otherwise
  */
 public record CommitRequest(
     WriteMode mode,
@@ -42,8 +45,26 @@ public record CommitRequest(
     String wapId,
     Map<String, String> snapshotProperties,
     IsolationLevel isolationLevel,
-    Long validateFromSnapshotId)
+    Long validateFromSnapshotId,
+    FileChanges changes)
     implements Serializable {
+
+  /** A request that adds or overwrites data files and changes nothing else. */
+  public CommitRequest(
+      WriteMode mode,
+      List<DataFile> dataFiles,
+      Expression overwriteFilter,
+      String commitId,
+      boolean searchWholeAncestry,
+      Long startingSnapshotId,
+      String branch,
+      String wapId,
+      Map<String, String> snapshotProperties,
+      IsolationLevel isolationLevel,
+      Long validateFromSnapshotId) {
+    this(mode, dataFiles, overwriteFilter, commitId, searchWholeAncestry, startingSnapshotId,
+        branch, wapId, snapshotProperties, isolationLevel, validateFromSnapshotId, FileChanges.NONE);
+  }
 
   public CommitRequest {
     Objects.requireNonNull(mode, "mode is null");
@@ -56,6 +77,7 @@ public record CommitRequest(
           "Cannot commit " + commitId + ": snapshot property " + Committer.COMMIT_ID_KEY
               + " is the commit id and cannot be set");
     }
+    changes = changes == null ? FileChanges.NONE : changes;
     if (mode == WriteMode.OVERWRITE_BY_FILTER) {
       overwriteFilter = overwriteFilter == null ? Expressions.alwaysTrue() : overwriteFilter;
     }

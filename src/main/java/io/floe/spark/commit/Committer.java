@@ -1,15 +1,19 @@
 package io.floe.spark.commit;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.ReplacePartitions;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 import org.apache.iceberg.SnapshotChanges;
@@ -19,6 +23,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.util.DataFileSet;
+import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -216,16 +222,24 @@ public final class Committer {
    * another run's with the same id: true, false, or null when its manifests cannot be read.
    */
   private Boolean holdsFilesOf(Snapshot snapshot, CommitRequest request) {
-    if (request.dataFiles().isEmpty()) {
-      return false;
-    }
     Set<String> written = new HashSet<>();
     for (DataFile file : request.dataFiles()) {
       written.add(file.location());
     }
+    for (DeleteFile file : request.changes().addedDeleteFiles()) {
+      written.add(file.location());
+    }
+    if (written.isEmpty()) {
+      return false;
+    }
     try {
       SnapshotChanges changes = SnapshotChanges.builderFor(table).snapshot(snapshot).build();
       for (DataFile added : changes.addedDataFiles()) {
+        if (written.contains(added.location())) {
+          return true;
+        }
+      }
+      for (DeleteFile added : changes.addedDeleteFiles()) {
         if (written.contains(added.location())) {
           return true;
         }
@@ -304,6 +318,69 @@ public final class Committer {
             replace.validateNoConflictingDeletes();
           }
           return replace;
+        }
+      case COPY_ON_WRITE:
+        {
+          FileChanges changes = request.changes();
+          OverwriteFiles overwrite = table.newOverwrite();
+          changes.removedDataFiles().forEach(overwrite::deleteFile);
+          if (!changes.removedDeleteFiles().isEmpty()) {
+            overwrite.deleteFiles(DataFileSet.of(List.of()), DeleteFileSet.of(changes.removedDeleteFiles()));
+          }
+          request.dataFiles().forEach(overwrite::addFile);
+          Long from = validateFrom(request);
+          if (from != null) {
+            overwrite.validateFromSnapshot(from);
+          }
+          overwrite.conflictDetectionFilter(changes.conflictFilter());
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            overwrite.validateNoConflictingData();
+            overwrite.validateNoConflictingDeletes();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            overwrite.validateNoConflictingDeletes();
+          }
+          return overwrite;
+        }
+      case ROW_DELTA:
+        {
+          FileChanges changes = request.changes();
+          RowDelta delta = table.newRowDelta();
+          request.dataFiles().forEach(delta::addRows);
+          changes.addedDeleteFiles().forEach(delta::addDeletes);
+          changes.removedDeleteFiles().forEach(delta::removeDeletes);
+          changes.removedDataFiles().forEach(delta::removeRows);
+          Long from = validateFrom(request);
+          if (from != null) {
+            delta.validateFromSnapshot(from);
+          }
+          delta.conflictDetectionFilter(changes.conflictFilter());
+          // the rows the deletes point at must still be live, whatever the isolation level
+          delta.validateDataFilesExist(changes.referencedDataFiles());
+          delta.validateDeletedFiles();
+          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+            delta.validateNoConflictingDataFiles();
+            delta.validateNoConflictingDeleteFiles();
+          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+            delta.validateNoConflictingDeleteFiles();
+          }
+          return delta;
+        }
+      case REWRITE:
+        {
+          FileChanges changes = request.changes();
+          RewriteFiles rewrite = table.newRewrite();
+          changes.removedDataFiles().forEach(rewrite::deleteFile);
+          changes.removedDeleteFiles().forEach(rewrite::deleteFile);
+          request.dataFiles().forEach(rewrite::addFile);
+          changes.addedDeleteFiles().forEach(rewrite::addFile);
+          if (changes.dataSequenceNumber() != null) {
+            rewrite.dataSequenceNumber(changes.dataSequenceNumber());
+          }
+          Long from = validateFrom(request);
+          if (from != null) {
+            rewrite.validateFromSnapshot(from);
+          }
+          return rewrite;
         }
       default:
         throw new IllegalArgumentException(

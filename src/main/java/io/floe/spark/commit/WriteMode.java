@@ -7,5 +7,14 @@ public enum WriteMode {
   /** Deletes the rows matching a filter (all rows for a truncate), then adds the files. */
   OVERWRITE_BY_FILTER,
   /** Replaces every partition that the new files touch (dynamic partition overwrite). */
-  REPLACE_PARTITIONS
+  REPLACE_PARTITIONS,
+  /**
+   * Copy-on-write DELETE, UPDATE or MERGE: removes the data files the operation rewrote (and the
+   * delete files left dangling) and adds the rewritten files, in one OverwriteFiles.
+   */
+  COPY_ON_WRITE,
+  /** Merge-on-read DELETE, UPDATE or MERGE: adds delete files and data files in one RowDelta. */
+  ROW_DELTA,
+  /** Compaction: the same rows in new files, in one RewriteFiles. */
+  REWRITE
 }
