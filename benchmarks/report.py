@@ -18,6 +18,10 @@ from collections import defaultdict
 ENGINES = ["floe", "official", "parquet"]
 SCENARIOS = ["fullscan", "fullscan-warm", "selective", "selective-warm", "aggregate",
              "aggregate-warm", "insert", "insert-fanout", "planning", "tpch-total", "tpch-total-warm"]
+# row-level scenarios, each followed by the full scan of the table it changed
+for _op in ["delete", "update", "merge"]:
+    for _mode in ["cow", "mor"]:
+        SCENARIOS += [f"{_op}-{_mode}", f"scan-after-{_op}-{_mode}"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)

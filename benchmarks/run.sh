@@ -20,7 +20,7 @@ done
 ROWS="${BENCH_ROWS:-$ROWS}"   # overrides for smoke tests
 SF="${TPCH_SF:-$SF}"
 FILES="${PLAN_FILES:-$FILES}"
-read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning tpch}"
+read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"

@@ -49,7 +49,9 @@ import org.apache.spark.sql.SparkSession;
  *       prints one {@code RESULT <scenario> <engine> <seconds> <answer> files=<n> heapLiveMB=<n>
  *       heapPeakMB=<n>} line per scenario ({@code tpch} prints one line per query and a total). Scenarios:
  *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code insert-fanout},
- *       {@code planning}, {@code tpch}; engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
+ *       {@code planning}, {@code tpch}, and the row-level {@code delete-cow}, {@code delete-mor},
+ *       {@code update-cow}, {@code update-mor}, {@code merge-cow}, {@code merge-mor} (each also prints
+ *       {@code scan-after-<scenario>}); engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
  * </ul>
  *
  * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
@@ -174,6 +176,8 @@ public final class BenchMain {
           double seconds = (System.nanoTime() - start) / 1e9;
           printResult(scenario, engine, seconds, "rows=" + rows.size(), "-", heap.stop());
         }
+        case "delete-cow", "delete-mor", "update-cow", "update-mor", "merge-cow", "merge-mor" ->
+            runDml(spark, engine, scenario, heap);
         default -> {
           if (isInsert(scenario)) {
             prepareInsert(spark, scenario, engine);
@@ -554,8 +558,63 @@ public final class BenchMain {
               .first());
       case "insert", "insert-fanout" -> insert(spark, scenario, engine);
       default -> throw new IllegalArgumentException(
-          "Cannot run scenario '" + scenario + "': unknown (fullscan, selective, aggregate, insert, insert-fanout)");
+          "Cannot run scenario '" + scenario + "': unknown (fullscan, selective, aggregate, insert,"
+              + " insert-fanout, planning, tpch, delete-cow, delete-mor, update-cow, update-mor,"
+              + " merge-cow, merge-mor)");
     };
+  }
+
+  /**
+   * A row-level scenario ({@code <op>-<mode>}, op delete, update or merge, mode cow or mor): a fresh
+   * copy of the source (format v2, {@code write.<op>.mode} set to the mode) is made untimed, then the
+   * statement is timed, then a full scan of the changed table is timed as {@code scan-after-<op>-<mode>},
+   * which shows what the mode costs readers; its answer (count and hash of every row) must agree
+   * between engines. DELETE and UPDATE touch 1% of the rows, spread over every file; MERGE takes a
+   * source of a tenth of the table's size, a tenth of whose rows match (updated) and the rest not
+   * (inserted).
+   */
+  private static void runDml(SparkSession spark, String engine, String scenario, HeapWatch heap) {
+    String op = scenario.substring(0, scenario.indexOf('-'));
+    String mode = scenario.endsWith("-cow") ? "copy-on-write" : "merge-on-read";
+    String target = "bench.db.dml_" + scenario.replace('-', '_') + "_" + engine;
+    String purge = engine.equals("official") ? " PURGE" : "";
+    spark.sql("DROP TABLE IF EXISTS " + target + purge);
+    spark.sql(
+        "CREATE TABLE " + target + " USING iceberg PARTITIONED BY (days(ts)) TBLPROPERTIES"
+            + " ('format-version'='2', 'write.delete.mode'='" + mode + "', 'write.update.mode'='"
+            + mode + "', 'write.merge.mode'='" + mode + "') AS SELECT " + COLUMNS + " FROM "
+            + SOURCE);
+    String source = "bench.db.merge_src_" + engine;
+    if (op.equals("merge")) {
+      spark.sql("DROP TABLE IF EXISTS " + source + purge);
+      spark.sql(
+          "CREATE TABLE " + source + " USING iceberg AS SELECT CASE WHEN id % 100 = 0 THEN id"
+              + " ELSE id + 1000000000000 END AS id, k, v1 + 1 AS v1, v2, s1, s2, d, ts FROM "
+              + SOURCE + " WHERE id % 10 = 0");
+    }
+    String statement =
+        switch (op) {
+          case "delete" -> "DELETE FROM " + target + " WHERE id % 100 = 7";
+          case "update" -> "UPDATE " + target + " SET v1 = v1 + 1 WHERE id % 100 = 3";
+          default -> "MERGE INTO " + target + " t USING " + source + " s ON t.id = s.id"
+              + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+        };
+    heap.start();
+    long start = System.nanoTime();
+    spark.sql(statement);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    String heapUse = heap.stop();
+    String files = answer(spark.sql("SELECT count(*) FROM " + target + ".files").first())
+        + "+" + answer(spark.sql("SELECT count(*) FROM " + target + ".delete_files").first());
+    printResult(scenario, engine, seconds, "done", files, heapUse);
+
+    heap.start();
+    start = System.nanoTime();
+    String answer =
+        answer(spark.sql("SELECT count(*), sum(hash(" + COLUMNS + ")) FROM " + target).first());
+    seconds = (System.nanoTime() - start) / 1e9;
+    printResult("scan-after-" + scenario, engine, seconds, answer, "-", heap.stop());
+    spark.sql("DROP TABLE IF EXISTS " + target + purge);
   }
 
   private static boolean isInsert(String scenario) {
