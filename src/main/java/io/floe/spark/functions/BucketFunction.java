@@ -1,5 +1,6 @@
 package io.floe.spark.functions;
 
+import java.io.Serializable;
 import java.nio.ByteBuffer;
 import org.apache.iceberg.transforms.Transforms;
 import org.apache.iceberg.types.Type;
@@ -7,6 +8,8 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SerializableFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.functions.BoundFunction;
+import org.apache.spark.sql.connector.catalog.functions.Reducer;
+import org.apache.spark.sql.connector.catalog.functions.ReducibleFunction;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
@@ -68,8 +71,16 @@ public final class BucketFunction implements UnboundFunction {
     throw Arguments.invalid(NAME, USAGE, "cannot bucket values of type " + value.simpleString());
   }
 
-  /** The bucket function for one value type; keeps Iceberg's function for the last count used. */
-  abstract static class Bound extends BoundTransform<Integer> {
+  /**
+   * The bucket function for one value type; keeps Iceberg's function for the last count used.
+   *
+   * <p>Bucket functions of different counts are reducible to their greatest common divisor: a
+   * value's bucket modulo a divisor of the count is its bucket under that divisor, so Spark can
+   * join a table of 8 buckets with one of 4 without a shuffle (when {@code
+   * spark.sql.sources.v2.bucketing.allowCompatibleTransforms.enabled} is on).
+   */
+  abstract static class Bound extends BoundTransform<Integer>
+      implements ReducibleFunction<Integer, Integer> {
     private static final long serialVersionUID = 1L;
 
     private final Type icebergType;
@@ -92,6 +103,32 @@ public final class BucketFunction implements UnboundFunction {
     }
 
     private record Bucketing(int numBuckets, SerializableFunction<Object, Integer> function) {}
+
+    @Override
+    public Reducer<Integer, Integer> reducer(
+        int thisNumBuckets, ReducibleFunction<?, ?> other, int otherNumBuckets) {
+      if (!(other instanceof Bound) || thisNumBuckets <= 0 || otherNumBuckets <= 0) {
+        return null;
+      }
+      int common = gcd(thisNumBuckets, otherNumBuckets);
+      return common == thisNumBuckets ? null : new BucketReducer(common);
+    }
+
+    private static int gcd(int a, int b) {
+      return b == 0 ? a : gcd(b, a % b);
+    }
+  }
+
+  /**
+   * Maps a bucket of a larger count to its bucket under {@code divisor}, a divisor of that count.
+   *
+   * @param divisor the common bucket count
+   */
+  public record BucketReducer(int divisor) implements Reducer<Integer, Integer>, Serializable {
+    @Override
+    public Integer reduce(Integer bucket) {
+      return bucket == null ? null : bucket % divisor;
+    }
   }
 
   /** int, tinyint and smallint (widened by Spark) and date values. */

@@ -52,22 +52,46 @@ public record ScanLayout(long splitSize, List<KeyField> partitioning, List<SortK
   }
 
   /**
-   * One partition field of a key-grouped scan: an identity or bucket transform of a column.
+   * One partition field of a key-grouped scan: a transform of a column, as Spark names it.
    *
+   * @param transform {@link #IDENTITY}, {@link #BUCKET}, {@link #TRUNCATE}, {@link #YEARS}, {@link
+   *     #MONTHS}, {@link #DAYS} or {@link #HOURS}
    * @param column the column, quoted as Spark parses a multi-part name
-   * @param buckets the number of buckets of a bucket transform, 0 for identity
+   * @param parameter the number of buckets of a bucket transform, the width of a truncate
+   *     transform, 0 for the others
    */
-  public record KeyField(String column, int buckets) implements Serializable {
+  public record KeyField(String transform, String column, int parameter) implements Serializable {
+    public static final String IDENTITY = "identity";
+    public static final String BUCKET = "bucket";
+    public static final String TRUNCATE = "truncate";
+    public static final String YEARS = "years";
+    public static final String MONTHS = "months";
+    public static final String DAYS = "days";
+    public static final String HOURS = "hours";
+
     public KeyField {
+      Objects.requireNonNull(transform, "transform is null");
       Objects.requireNonNull(column, "column is null");
-      if (buckets < 0) {
+      boolean parameterized = transform.equals(BUCKET) || transform.equals(TRUNCATE);
+      if (parameterized ? parameter <= 0 : parameter != 0) {
         throw new IllegalArgumentException(
-            "Cannot describe partition field " + column + ": negative bucket count " + buckets);
+            "Cannot describe partition field " + transform + "(" + column + "): parameter "
+                + parameter + " is invalid");
       }
     }
 
     Transform toSpark() {
-      return buckets == 0 ? Expressions.identity(column) : Expressions.bucket(buckets, column);
+      return switch (transform) {
+        case IDENTITY -> Expressions.identity(column);
+        case BUCKET -> Expressions.bucket(parameter, column);
+        case TRUNCATE ->
+            Expressions.apply(TRUNCATE, Expressions.literal(parameter), Expressions.column(column));
+        case YEARS -> Expressions.years(column);
+        case MONTHS -> Expressions.months(column);
+        case DAYS -> Expressions.days(column);
+        case HOURS -> Expressions.hours(column);
+        default -> throw new IllegalStateException("Unknown key transform " + transform);
+      };
     }
   }
 

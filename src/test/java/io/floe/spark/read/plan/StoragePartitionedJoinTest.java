@@ -121,6 +121,140 @@ class StoragePartitionedJoinTest extends SparkTestBase {
         .containsExactly(RowFactory.create(600L, 600L, 599L * 600 / 2));
   }
 
+  @Test
+  void tablesPartitionedByDaysJoinOnTheTimestampWithoutAShuffle() {
+    sql("CREATE TABLE floe.spj.visits (ts TIMESTAMP, page STRING) USING iceberg PARTITIONED BY (days(ts))");
+    sql("CREATE TABLE floe.spj.clicks (ts TIMESTAMP, button STRING) USING iceberg PARTITIONED BY (days(ts))");
+    String visits =
+        "SELECT timestamp_seconds(1704067200 + (id %% 8) * 43200) AS ts, concat('p', id) AS page"
+            + " FROM range(0, 60)";
+    String clicks =
+        "SELECT timestamp_seconds(1704067200 + (id %% 6) * 43200) AS ts, concat('b', id) AS button"
+            + " FROM range(0, 45)";
+    sql("INSERT INTO floe.spj.visits " + visits);
+    sql("INSERT INTO floe.spj.clicks " + clicks);
+    spark.sql(visits.replace("%%", "%")).createOrReplaceTempView("visits_view");
+    spark.sql(clicks.replace("%%", "%")).createOrReplaceTempView("clicks_view");
+
+    Dataset<Row> joined =
+        spark.sql(
+            "SELECT v.ts, v.page, c.button FROM floe.spj.visits v JOIN floe.spj.clicks c ON v.ts = c.ts");
+    List<Row> rows = joined.collectAsList();
+
+    assertThat(exchanges(joined)).isZero();
+    assertThat(((KeyGroupedPartitioning) floeScan(spark.table("floe.spj.visits")).outputPartitioning())
+            .keys()[0].describe())
+        .isEqualTo("days(ts)");
+    assertThat(ReadTestSupport.canonicalRows(rows))
+        .isNotEmpty()
+        .isEqualTo(
+            ReadTestSupport.canonicalRows(
+                spark.sql(
+                        "SELECT v.ts, v.page, c.button FROM visits_view v JOIN clicks_view c ON v.ts = c.ts")
+                    .collectAsList()));
+  }
+
+  /**
+   * Spark 4.1 cannot cluster by {@code truncate(width, c)} (two leaves), so such a table reports no
+   * key grouping, and its join shuffles and gives the right rows.
+   */
+  @Test
+  void tablesPartitionedByTruncateReportNoKeysAndJoinCorrectly() {
+    sql("CREATE TABLE floe.spj.words (w STRING, n BIGINT) USING iceberg PARTITIONED BY (truncate(2, w))");
+    sql("CREATE TABLE floe.spj.glosses (w STRING, g STRING) USING iceberg PARTITIONED BY (truncate(2, w))");
+    // three prefixes of two characters, so three partition keys on each side
+    String words =
+        "SELECT concat(element_at(array('aa', 'ab', 'ba'), CAST(id %% 3 + 1 AS INT)), CAST(id %% 7 AS STRING))"
+            + " AS w, id AS n FROM range(0, 100)";
+    String glosses =
+        "SELECT concat(element_at(array('aa', 'ab', 'bb'), CAST(id %% 3 + 1 AS INT)), CAST(id %% 5 AS STRING))"
+            + " AS w, concat('g', id) AS g FROM range(0, 15)";
+    sql("INSERT INTO floe.spj.words " + words);
+    sql("INSERT INTO floe.spj.glosses " + glosses);
+
+    Dataset<Row> joined =
+        spark.sql("SELECT a.w, a.n, b.g FROM floe.spj.words a JOIN floe.spj.glosses b ON a.w = b.w");
+    List<Row> rows = joined.collectAsList();
+
+    assertThat(floeScan(spark.table("floe.spj.words")).outputPartitioning())
+        .isInstanceOf(UnknownPartitioning.class);
+    assertThat(ReadTestSupport.canonicalRows(rows))
+        .isNotEmpty()
+        .isEqualTo(
+            ReadTestSupport.canonicalRows(
+                spark.sql(
+                        "SELECT a.w, a.n, b.g FROM (" + words.replace("%%", "%") + ") a JOIN ("
+                            + glosses.replace("%%", "%") + ") b ON a.w = b.w")
+                    .collectAsList()));
+  }
+
+  @Test
+  void bucketsOfDifferentCountsJoinWithoutAShuffleWhenSparkMayReduceThem() {
+    sql("CREATE TABLE floe.spj.orders8 (id BIGINT, amount BIGINT) USING iceberg PARTITIONED BY (bucket(8, id))");
+    sql("INSERT INTO floe.spj.orders8 SELECT id %% 50, id FROM range(0, 600)");
+    String query =
+        "SELECT o.id, o.amount, c.name FROM floe.spj.orders8 o JOIN floe.spj.customers c ON o.id = c.id";
+    try {
+      // eight key groups on one side: let a join use as many partitions
+      spark.conf().set("spark.sql.shuffle.partitions", "8");
+      spark.conf().set("spark.sql.sources.v2.bucketing.allowCompatibleTransforms.enabled", "true");
+      Dataset<Row> joined = spark.sql(query);
+      List<Row> rows = joined.collectAsList();
+
+      assertThat(exchanges(joined)).isZero();
+      assertThat(ReadTestSupport.canonicalRows(rows)).isEqualTo(expectedJoinRows());
+    } finally {
+      spark.conf().set("spark.sql.shuffle.partitions", "4");
+      spark.conf().unset("spark.sql.sources.v2.bucketing.allowCompatibleTransforms.enabled");
+    }
+    Dataset<Row> shuffled = spark.sql(query);
+    assertThat(ReadTestSupport.canonicalRows(shuffled.collectAsList())).isEqualTo(expectedJoinRows());
+  }
+
+  @Test
+  void aTableWhoseSpecEvolvedStillGroupsByWhatItsSpecsShare() {
+    sql("CREATE TABLE floe.spj.evolved (id BIGINT, amount BIGINT, ts TIMESTAMP) USING iceberg"
+        + " PARTITIONED BY (bucket(4, id))");
+    sql("INSERT INTO floe.spj.evolved SELECT id %% 50, id, timestamp_seconds(1704067200 + id * 3600)"
+        + " FROM range(0, 300)");
+    ReadTestSupport.icebergTable(spark, "spj.evolved").updateSpec().addField(
+        org.apache.iceberg.expressions.Expressions.day("ts")).commit();
+    sql("INSERT INTO floe.spj.evolved SELECT id %% 50, id, timestamp_seconds(1704067200 + id * 3600)"
+        + " FROM range(300, 600)");
+
+    Dataset<Row> joined =
+        spark.sql(
+            "SELECT o.id, o.amount, c.name FROM floe.spj.evolved o JOIN floe.spj.customers c ON o.id = c.id");
+    List<Row> rows = joined.collectAsList();
+
+    assertThat(exchanges(joined)).isZero();
+    assertThat(ReadTestSupport.canonicalRows(rows)).isEqualTo(expectedJoinRows());
+  }
+
+  @Test
+  void anAggregateGroupedByTheBucketColumnNeedsNoShuffle() {
+    Dataset<Row> grouped =
+        spark.sql("SELECT id, count(*), sum(amount) FROM floe.spj.orders GROUP BY id");
+    List<Row> rows = grouped.collectAsList();
+
+    assertThat(exchanges(grouped)).isZero();
+    List<Row> expected = new ArrayList<>();
+    for (long id = 0; id < 50; id++) {
+      long count = 0;
+      long sum = 0;
+      for (long amount = id; amount < 600; amount += 50) {
+        count++;
+        sum += amount;
+      }
+      expected.add(RowFactory.create(id, count, sum));
+    }
+    assertThat(ReadTestSupport.canonicalRows(rows)).isEqualTo(ReadTestSupport.canonicalRows(expected));
+  }
+
+  private static long exchanges(Dataset<Row> df) {
+    return ScanPlans.nodeNames(df).stream().filter(name -> name.endsWith("ExchangeExec")).count();
+  }
+
   private static List<String> expectedJoinRows() {
     List<Row> rows = new ArrayList<>();
     for (long amount = 0; amount < 600; amount++) {
