@@ -254,7 +254,8 @@ public final class FloeScanBuilder
           table.name(),
           snapshotToRead(),
           aggregateAnswer.schema(),
-          aggregateAnswer.row(),
+          aggregateAnswer.rows(),
+          aggregateAnswer.groupBy(),
           aggregateAnswer.functions());
     }
     boolean dataTable = !(table instanceof BaseMetadataTable);

@@ -132,4 +132,65 @@ class AggregatePushDownTest extends SparkTestBase {
     assertThat(nulls.collectAsList()).containsExactly(RowFactory.create(0L, null, 2L));
     assertThat(ScanPlans.nodeNames(nulls)).doesNotContain("BatchScanExec");
   }
+
+  @Test
+  void minAndMaxOfEveryExactTypeInOneQueryComeFromMetadata() {
+    String rows =
+        "SELECT CAST(id AS INT) AS i, id AS l, CAST(id / 3.0 AS FLOAT) AS f, id / 7.0 AS d,"
+            + " CAST(id / 8.0 AS DECIMAL(10, 3)) AS dec, date_add(DATE'2024-02-28', CAST(id AS INT)) AS dt,"
+            + " timestamp_seconds(1700000000 + id * 3599) AS ts,"
+            + " CAST(timestamp_seconds(1700000000 + id * 61) AS TIMESTAMP_NTZ) AS ntz, id %% 2 = 0 AS b"
+            + " FROM range(-20, 80)";
+    sql("CREATE TABLE floe.aggs.types USING iceberg AS " + rows);
+    spark.sql(rows.replace("%%", "%")).createOrReplaceTempView("types_view");
+    String aggregates =
+        "SELECT count(*), min(i), max(i), min(l), max(l), min(f), max(f), min(d), max(d), min(dec),"
+            + " max(dec), min(dt), max(dt), min(ts), max(ts), min(ntz), max(ntz), min(b), max(b) FROM ";
+
+    Dataset<Row> df = spark.sql(aggregates + "floe.aggs.types");
+
+    assertThat(df.collectAsList()).isEqualTo(spark.sql(aggregates + "types_view").collectAsList());
+    assertThat(ScanPlans.nodeNames(df)).contains("LocalTableScanExec").doesNotContain("BatchScanExec");
+  }
+
+  @Test
+  void groupByIdentityPartitionColumnsUnderAPartitionFilterComesFromMetadata() {
+    String rows =
+        "SELECT id, CASE WHEN id %% 5 = 0 THEN NULL ELSE concat('r', CAST(id %% 3 AS STRING)) END AS region,"
+            + " CAST(id %% 2 AS INT) AS half, id * 1.5 AS amount FROM range(0, 90)";
+    sql("CREATE TABLE floe.aggs.grouped (id BIGINT, region STRING, half INT, amount DOUBLE)"
+        + " USING iceberg PARTITIONED BY (region, half)");
+    sql("INSERT INTO floe.aggs.grouped " + rows);
+    spark.sql(rows.replace("%%", "%")).createOrReplaceTempView("grouped_view");
+    String query =
+        "SELECT region, half, count(*), min(id), max(amount) FROM %s"
+            + " WHERE region IS NULL OR region <> 'r2' GROUP BY region, half";
+
+    Dataset<Row> df = spark.sql(String.format(query, "floe.aggs.grouped"));
+
+    assertThat(ReadTestSupport.canonicalRows(df.collectAsList()))
+        .hasSize(6)
+        .isEqualTo(
+            ReadTestSupport.canonicalRows(
+                spark.sql(String.format(query, "grouped_view")).collectAsList()));
+    assertThat(ScanPlans.nodeNames(df)).contains("LocalTableScanExec").doesNotContain("BatchScanExec");
+    assertThat(df.queryExecution().explainString(org.apache.spark.sql.execution.ExplainMode.fromString("simple")))
+        .containsPattern("LocalTableScan \\[region#\\d+, half#\\d+, COUNT\\(\\*\\) from metadata#\\d+L,"
+            + " MIN\\(id\\) from metadata#\\d+L, MAX\\(amount\\) from metadata#\\d+\\]");
+
+    Dataset<Row> byData =
+        spark.sql("SELECT id %% 3, count(*) FROM floe.aggs.grouped GROUP BY id %% 3".replace("%%", "%"));
+    assertThat(byData.collectAsList()).hasSize(3);
+    assertThat(ScanPlans.nodeNames(byData)).contains("BatchScanExec");
+    Dataset<Row> byAmount = spark.sql("SELECT amount, count(*) FROM floe.aggs.grouped GROUP BY amount");
+    assertThat(byAmount.collectAsList()).hasSize(90);
+    assertThat(ScanPlans.nodeNames(byAmount)).contains("BatchScanExec");
+  }
+
+  @Test
+  void groupByOverAnEmptyTableGivesNoRows() {
+    sql("CREATE TABLE floe.aggs.empty_grouped (id BIGINT, p INT) USING iceberg PARTITIONED BY (p)");
+    Dataset<Row> df = spark.sql("SELECT p, count(*), max(id) FROM floe.aggs.empty_grouped GROUP BY p");
+    assertThat(df.collectAsList()).isEmpty();
+  }
 }

@@ -5,6 +5,7 @@ import io.floe.spark.types.IcebergToSpark;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +14,10 @@ import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.AggregateEvaluator;
 import org.apache.iceberg.expressions.Expression;
@@ -34,9 +37,12 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Answers {@code COUNT(*)}, {@code COUNT(col)}, {@code MIN(col)} and {@code MAX(col)} without a
- * GROUP BY from the data files' metadata, when that metadata is exact for every file of the
- * snapshot; otherwise there is no answer and Spark scans the rows.
+ * Answers {@code COUNT(*)}, {@code COUNT(col)}, {@code MIN(col)} and {@code MAX(col)}, without a
+ * GROUP BY or grouped by columns that are identity partition fields of every file's spec, from the
+ * data files' metadata, when that metadata is exact for every file of the snapshot; otherwise
+ * there is no answer and Spark scans the rows. A group's key comes from its files' partition
+ * tuples, so each group aggregates exactly the files of its partition values (NULL is a key like
+ * any other, as in SQL).
  *
  * <p>Iceberg's {@link AggregateEvaluator} aggregates the files' counts and bounds. Floe decides
  * before it which aggregations the metadata answers exactly, and is stricter than the evaluator
@@ -95,8 +101,14 @@ public final class MetadataAggregates {
       Aggregation aggregation,
       boolean caseSensitive,
       Set<Integer> ignoredMetricsFieldIds) {
-    if (aggregation.groupByExpressions().length > 0) {
-      return Optional.empty();
+    List<Types.NestedField> groupBy = new ArrayList<>();
+    for (org.apache.spark.sql.connector.expressions.Expression expression :
+        aggregation.groupByExpressions()) {
+      Optional<Types.NestedField> field = column(expression, schema, caseSensitive);
+      if (field.isEmpty()) {
+        return Optional.empty();
+      }
+      groupBy.add(field.get());
     }
     List<Function> functions = new ArrayList<>();
     boolean timestampBounds = false;
@@ -110,7 +122,7 @@ public final class MetadataAggregates {
       functions.add(function.get());
       timestampBounds |= function.get().timestampBounds();
     }
-    List<DataFile> files = new ArrayList<>();
+    List<FileScanTask> tasks = new ArrayList<>();
     if (snapshotId != null) {
       Set<String> statsColumns = new LinkedHashSet<>();
       for (Function function : functions) {
@@ -123,51 +135,149 @@ public final class MetadataAggregates {
           }
         }
       }
-      List<FileScanTask> tasks = new ArrayList<>();
+      List<FileScanTask> planned = new ArrayList<>();
       DataManifestPlanner.planFiles(
-          table, snapshotId, filter, caseSensitive, List.copyOf(statsColumns), tasks::add);
-      for (FileScanTask task : tasks) {
+          table, snapshotId, filter, caseSensitive, List.copyOf(statsColumns), planned::add);
+      for (FileScanTask task : planned) {
         if (!task.deletes().isEmpty()) {
           return Optional.empty();
         }
         if (task.file().recordCount() != 0) {
-          files.add(task.file());
+          tasks.add(task);
         }
       }
-      if (timestampBounds && !allAddedByWriters(table, files)) {
+      if (timestampBounds && !allAddedByWriters(table, tasks)) {
         return Optional.empty();
       }
     }
 
     List<Expression> aggregates = new ArrayList<>(functions.size());
     StructType sparkSchema = new StructType();
+    for (Types.NestedField field : groupBy) {
+      sparkSchema = sparkSchema.add(field.name(), SparkSchemas.toSpark(field.type()), true);
+    }
     for (int pos = 0; pos < functions.size(); pos++) {
       Function function = functions.get(pos);
-      for (DataFile file : files) {
-        if (!function.noNaN(file)) {
+      for (FileScanTask task : tasks) {
+        if (!function.noNaN(task.file())) {
           return Optional.empty();
         }
       }
       aggregates.add(function.aggregate());
-      sparkSchema = sparkSchema.add("agg_func_" + pos, function.sparkType(), true);
+      // Spark turns the answer into a LocalTableScan, whose EXPLAIN shows only its columns: their
+      // names say what the metadata answered
+      sparkSchema =
+          sparkSchema.add(function.describe() + " from metadata", function.sparkType(), true);
     }
-    AggregateEvaluator evaluator =
-        AggregateEvaluator.create(schema, aggregates);
-    files.forEach(evaluator::update);
-    if (!evaluator.allAggregatorsValid()) {
-      return Optional.empty();
+
+    // one evaluator per group; without GROUP BY one group, which answers even no file at all
+    Map<List<Object>, Object[]> keys = new LinkedHashMap<>();
+    Map<List<Object>, AggregateEvaluator> groups = new LinkedHashMap<>();
+    if (groupBy.isEmpty()) {
+      keys.put(List.of(), new Object[0]);
+      groups.put(List.of(), AggregateEvaluator.create(schema, aggregates));
     }
-    InternalRow row = new IcebergToSpark(evaluator.resultType()).convert(evaluator.result());
+    for (FileScanTask task : tasks) {
+      Optional<Object[]> key = groupKey(task, groupBy);
+      if (key.isEmpty()) {
+        return Optional.empty();
+      }
+      List<Object> equalKey = new ArrayList<>(key.get().length);
+      for (Object value : key.get()) {
+        equalKey.add(value instanceof CharSequence ? value.toString() : value);
+      }
+      keys.putIfAbsent(equalKey, key.get());
+      groups
+          .computeIfAbsent(equalKey, ignored -> AggregateEvaluator.create(schema, aggregates))
+          .update(task.file());
+    }
+
+    List<InternalRow> rows = new ArrayList<>(groups.size());
+    IcebergToSpark converter = null;
+    for (Map.Entry<List<Object>, AggregateEvaluator> group : groups.entrySet()) {
+      AggregateEvaluator evaluator = group.getValue();
+      if (!evaluator.allAggregatorsValid()) {
+        return Optional.empty();
+      }
+      if (converter == null) {
+        converter = new IcebergToSpark(rowType(groupBy, evaluator.resultType()));
+      }
+      Object[] key = keys.get(group.getKey());
+      StructLike result = evaluator.result();
+      Object[] values = new Object[key.length + functions.size()];
+      System.arraycopy(key, 0, values, 0, key.length);
+      for (int pos = 0; pos < functions.size(); pos++) {
+        values[key.length + pos] = result.get(pos, Object.class);
+      }
+      rows.add(converter.convert(new Values(values)));
+    }
     List<String> described = functions.stream().map(Function::describe).toList();
-    return Optional.of(new Answer(sparkSchema, row, described));
+    List<String> groupNames = groupBy.stream().map(Types.NestedField::name).toList();
+    return Optional.of(new Answer(sparkSchema, rows, groupNames, described));
+  }
+
+  /**
+   * The task's values of the GROUP BY columns, taken from its partition tuple; empty when a column
+   * is not an identity partition field of the task's spec, so that only the rows could tell.
+   */
+  private static Optional<Object[]> groupKey(FileScanTask task, List<Types.NestedField> groupBy) {
+    Object[] key = new Object[groupBy.size()];
+    List<PartitionField> fields = task.spec().fields();
+    for (int column = 0; column < groupBy.size(); column++) {
+      int position = -1;
+      for (int pos = 0; pos < fields.size(); pos++) {
+        PartitionField field = fields.get(pos);
+        if (field.sourceId() == groupBy.get(column).fieldId() && field.transform().isIdentity()) {
+          position = pos;
+          break;
+        }
+      }
+      if (position < 0) {
+        return Optional.empty();
+      }
+      key[column] = task.file().partition().get(position, Object.class);
+    }
+    return Optional.of(key);
+  }
+
+  /** The Iceberg type of an answer row: the GROUP BY columns, then the aggregates. */
+  private static Types.StructType rowType(
+      List<Types.NestedField> groupBy, Types.StructType aggregates) {
+    List<Types.NestedField> fields = new ArrayList<>();
+    int id = 1;
+    for (Types.NestedField field : groupBy) {
+      fields.add(Types.NestedField.optional(id++, field.name(), field.type()));
+    }
+    for (Types.NestedField field : aggregates.fields()) {
+      fields.add(Types.NestedField.optional(id++, field.name(), field.type()));
+    }
+    return Types.StructType.of(fields);
+  }
+
+  /** One answer row's values in Iceberg's internal representation. */
+  private record Values(Object[] values) implements StructLike {
+    @Override
+    public int size() {
+      return values.length;
+    }
+
+    @Override
+    public <T> T get(int pos, Class<T> javaClass) {
+      return javaClass.cast(values[pos]);
+    }
+
+    @Override
+    public <T> void set(int pos, T value) {
+      throw new UnsupportedOperationException("An answer row is read-only");
+    }
   }
 
   /**
    * Whether every file was added by a write of Floe's or of the official runtime's, known by its
    * sequence number (unique to one commit in format versions 2 and later).
    */
-  private static boolean allAddedByWriters(Table table, List<DataFile> files) {
-    if (files.isEmpty()) {
+  private static boolean allAddedByWriters(Table table, List<FileScanTask> tasks) {
+    if (tasks.isEmpty()) {
       return true;
     }
     if (!(table instanceof HasTableOperations operations)
@@ -182,8 +292,8 @@ public final class MetadataAggregates {
         writerCommits.add(snapshot.sequenceNumber());
       }
     }
-    for (DataFile file : files) {
-      Long sequenceNumber = file.fileSequenceNumber();
+    for (FileScanTask task : tasks) {
+      Long sequenceNumber = task.file().fileSequenceNumber();
       if (sequenceNumber == null || !writerCommits.contains(sequenceNumber)) {
         return false;
       }
@@ -194,11 +304,15 @@ public final class MetadataAggregates {
   /**
    * An aggregation's answer.
    *
-   * @param schema one column per aggregate function, in order
-   * @param row the values, in Spark's internal representation
+   * @param schema one column per GROUP BY column, then one per aggregate function (named {@code
+   *     <function> from metadata}, which is what EXPLAIN shows), in order
+   * @param rows one row per group (exactly one without GROUP BY), in Spark's internal
+   *     representation
+   * @param groupBy the GROUP BY columns, for EXPLAIN
    * @param functions the aggregate functions, for EXPLAIN
    */
-  public record Answer(StructType schema, InternalRow row, List<String> functions) {}
+  public record Answer(
+      StructType schema, List<InternalRow> rows, List<String> groupBy, List<String> functions) {}
 
   /**
    * One aggregate function the metadata can answer.
