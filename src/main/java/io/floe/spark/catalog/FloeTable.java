@@ -128,6 +128,16 @@ public class FloeTable
     return table.name();
   }
 
+  /**
+   * The table's UUID: Spark 4.1 tells a table dropped and created again under the same name from
+   * the one a plan (or a cached plan) was analyzed against by it.
+   */
+  @Override
+  public String id() {
+    UUID uuid = table.uuid();
+    return uuid == null ? null : uuid.toString();
+  }
+
   @Override
   public StructType schema() {
     return SparkSchemas.toSpark(schema);
