@@ -604,7 +604,7 @@ public final class BenchMain {
     spark.sql(statement);
     double seconds = (System.nanoTime() - start) / 1e9;
     String heapUse = heap.stop();
-    String files = answer(spark.sql("SELECT count(*) FROM " + target + ".files").first())
+    String files = answer(spark.sql("SELECT count(*) FROM " + target + ".data_files").first())
         + "+" + answer(spark.sql("SELECT count(*) FROM " + target + ".delete_files").first());
     printResult(scenario, engine, seconds, "done", files, heapUse);
 
