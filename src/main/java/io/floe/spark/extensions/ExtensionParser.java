@@ -152,8 +152,11 @@ final class ExtensionParser {
     }
     RefKind kind = refKind();
     boolean ifNotExists = false;
-    if (create && !replace && accept("IF")) {
-      expect("NOT");
+    if (keywordAt(next, "IF") && keywordAt(next + 1, "NOT")) {
+      if (replace) {
+        throw error(peek(), "IF NOT EXISTS cannot be combined with REPLACE");
+      }
+      next += 2;
       expect("EXISTS");
       ifNotExists = true;
     }

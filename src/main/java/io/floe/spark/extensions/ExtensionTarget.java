@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.Table;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -77,7 +78,10 @@ record ExtensionTarget(TableCatalog catalog, Identifier ident, FloeTable table) 
               + " is not an Iceberg table of a Floe catalog (FloeCatalog or FloeSessionCatalog)");
     }
     FloeTable floe = (FloeTable) loaded;
-    if (floe.loader() == null || floe.branch() != null || floe.snapshotId() != null) {
+    if (floe.loader() == null
+        || floe.table() instanceof BaseMetadataTable
+        || floe.branch() != null
+        || floe.snapshotId() != null) {
       throw ExtensionErrors.analysisError(
           "Cannot run " + statementText + ": " + fullName
               + " names a branch, tag, snapshot or metadata table; name the table itself");
