@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.commit.CommitRequest;
+import io.floe.spark.commit.Committer;
+import io.floe.spark.commit.WriteMode;
 import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -140,6 +146,49 @@ class MergeSchemaTest extends SparkTestBase {
     assertThat(metadata(after).previousFiles()).hasSameSizeAs(metadata(before).previousFiles());
     assertThat(rows("SELECT * FROM " + TABLE + " ORDER BY id"))
         .containsExactlyElementsOf(rows("SELECT * FROM old_rows ORDER BY id"));
+  }
+
+  @Test
+  void partitionedTablesKeepTheirLayout() throws Exception {
+    sql(
+        "CREATE TABLE floe.db.parted (id BIGINT, data STRING) USING iceberg PARTITIONED BY (bucket(2, id))"
+            + " TBLPROPERTIES ('write.spark.accept-any-schema' = 'true')");
+    try {
+      // with accept-any-schema Spark no longer renames or casts the data to the table's columns
+      sql("INSERT INTO floe.db.parted SELECT id, 'a' AS data FROM range(0, 6)");
+      Dataset<Row> data = spark.sql("SELECT id, 'b' AS data, id * 2 AS twice FROM range(6, 12)");
+      data.createOrReplaceTempView("parted_rows");
+      data.writeTo("floe.db.parted").option("mergeSchema", "true").append();
+
+      FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
+      Table table = catalog.icebergCatalog().loadTable(TableIdentifier.of("db", "parted"));
+      assertThat(table.schema().findType("twice")).isEqualTo(Types.LongType.get());
+      table.currentSnapshot().addedDataFiles(table.io())
+          .forEach(file -> assertThat(file.partition().size()).isEqualTo(1));
+      assertThat(rows("SELECT * FROM floe.db.parted WHERE id IN (1, 7) ORDER BY id"))
+          .containsExactlyElementsOf(
+              rows("SELECT id, 'a', CAST(NULL AS BIGINT) FROM range(0, 6) WHERE id = 1"
+                  + " UNION ALL SELECT * FROM parted_rows WHERE id = 7 ORDER BY id"));
+    } finally {
+      sql("DROP TABLE floe.db.parted");
+    }
+  }
+
+  @Test
+  void aSchemaChangedSincePlanningFailsTheCommit() {
+    Table planned = icebergTable();
+    Schema merged = planned.updateSchema().addColumn("extra", Types.IntegerType.get()).apply();
+    sql("ALTER TABLE %s ADD COLUMNS (other STRING)", TABLE);
+    CommitRequest request =
+        new CommitRequest(
+            WriteMode.APPEND, List.of(), null, "merge-conflict", false,
+            planned.currentSnapshot().snapshotId(), null, null, Map.of(), null, null);
+
+    assertThatThrownBy(() -> new Committer(icebergTable(), TABLE).commit(request, merged))
+        .isInstanceOf(ValidationException.class)
+        .hasMessageContaining("the table's schema changed since the write was planned");
+    assertThat(icebergTable().schema().findField("extra")).isNull();
+    assertThat(icebergTable().currentSnapshot().snapshotId()).isEqualTo(planned.currentSnapshot().snapshotId());
   }
 
   @Test
