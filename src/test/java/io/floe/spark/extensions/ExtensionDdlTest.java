@@ -314,6 +314,29 @@ class ExtensionDdlTest {
   }
 
   @Test
+  void aTableWithoutSnapshotsGetsAnEmptyBranchButNoTag() {
+    sql("ALTER TABLE %s CREATE BRANCH empty", TABLE);
+    assertThat(icebergTable().refs()).containsKey("empty");
+    assertThatThrownBy(() -> sql("ALTER TABLE %s CREATE TAG v1", TABLE))
+        .hasMessageContaining("the table has no snapshot to point tag v1 at");
+    sql("INSERT INTO %s.branch_empty SELECT 1L, TIMESTAMP '2024-01-01 00:00:00', 'x'", TABLE);
+    assertThat(rows("SELECT id, data FROM " + TABLE + ".branch_empty"))
+        .containsExactlyElementsOf(rows("SELECT 1L AS id, 'x' AS data"));
+    assertThat(rows("SELECT * FROM " + TABLE)).isEmpty();
+  }
+
+  @Test
+  void variablesAreSubstitutedAsInSparksParser() {
+    spark.conf().set("floe.test.table", TABLE);
+    try {
+      sql("ALTER TABLE ${floe.test.table} ADD PARTITION FIELD truncate(3, data)");
+    } finally {
+      spark.conf().unset("floe.test.table");
+    }
+    assertThat(icebergTable().spec().fields()).extracting(PartitionField::name).containsExactly("data_trunc_3");
+  }
+
+  @Test
   void unqualifiedNamesResolveInTheCurrentCatalogAndNamespace() {
     sql("USE floe.db");
     // column names match as Spark matches them (spark.sql.caseSensitive=false)
