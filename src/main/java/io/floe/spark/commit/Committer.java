@@ -132,16 +132,10 @@ public final class Committer {
     if (staged.skipped()) {
       return staged;
     }
-    AncestryCheck check = new AncestryCheck(request, stats);
-    try {
-      transaction.commitTransaction();
-    } catch (CommitStateUnknownException e) {
-      return recoverUnknownState(request, check, e);
-    } catch (RuntimeException e) {
-      if (isCertainFailure(e)) {
-        throw e;
-      }
-      return recoverUnknownState(request, check, e);
+    CommitOutcome failed =
+        failedCommit(transaction::commitTransaction, request, new AncestryCheck(request, stats));
+    if (failed != null) {
+      return failed;
     }
     table.refresh();
     Long snapshotId = committedSnapshotId(request);
@@ -183,8 +177,27 @@ public final class Committer {
       update.stageOnly();
     }
 
+    CommitOutcome failed = failedCommit(update::commit, request, check);
+    if (failed != null) {
+      return failed;
+    }
+
+    Long snapshotId = committedSnapshotId(request);
+    LOG.info(
+        "Committed {} data files to {}{} as snapshot {} with commit id {} after {} attempt(s)",
+        request.dataFiles().size(), tableName, onBranch(request), snapshotId, request.commitId(),
+        check.attempts());
+    return new CommitOutcome(request.commitId(), snapshotId, false, false, check.attempts());
+  }
+
+  /**
+   * Runs the step that asks the catalog to commit: null when it succeeded, else what its failure
+   * means (a certain failure is rethrown; an unknown outcome is settled by looking for the id).
+   */
+  private CommitOutcome failedCommit(Runnable step, CommitRequest request, AncestryCheck check) {
     try {
-      update.commit();
+      step.run();
+      return null;
     } catch (ValidationException e) {
       return afterValidationFailure(request, check, e);
     } catch (CommitStateUnknownException e) {
@@ -195,13 +208,6 @@ public final class Committer {
       }
       return recoverUnknownState(request, check, e);
     }
-
-    Long snapshotId = committedSnapshotId(request);
-    LOG.info(
-        "Committed {} data files to {}{} as snapshot {} with commit id {} after {} attempt(s)",
-        request.dataFiles().size(), tableName, onBranch(request), snapshotId, request.commitId(),
-        check.attempts());
-    return new CommitOutcome(request.commitId(), snapshotId, false, false, check.attempts());
   }
 
   /**

@@ -2,6 +2,7 @@ package io.floe.spark.extensions;
 
 import io.floe.spark.catalog.FloeTable;
 import io.floe.spark.util.Identifiers;
+import io.floe.spark.util.Unchecked;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -69,7 +70,8 @@ record ExtensionTarget(TableCatalog catalog, Identifier ident, FloeTable table) 
     try {
       loaded = tables.loadTable(ident);
     } catch (NoSuchTableException e) {
-      throw ExtensionErrors.rethrow(e);
+      // Spark's own TABLE_OR_VIEW_NOT_FOUND, thrown on unchanged
+      throw Unchecked.rethrow(e);
     }
     String fullName = quoted(catalog.name(), ident);
     if (!(loaded instanceof FloeTable)) {

@@ -1,5 +1,6 @@
 package io.floe.spark.extensions;
 
+import io.floe.spark.util.Unchecked;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.parser.ParseException;
 import org.apache.spark.sql.catalyst.trees.Origin;
@@ -37,16 +38,11 @@ final class ParseErrors {
             Option.empty(),
             Option.empty());
     Map<String, String> parameters = Map.of("error", token.quoted(), "hint", ": " + reason);
-    throw ParseErrors.<RuntimeException>unchecked(
+    throw Unchecked.rethrow(
         new ParseException(
             Option.apply(sql),
             origin,
             CONDITION,
             scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(parameters))));
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <E extends Throwable> E unchecked(Throwable error) throws E {
-    throw (E) error;
   }
 }

@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
-import io.floe.spark.FloeSparkSessionExtensions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.PartitionField;
@@ -49,30 +46,18 @@ class ExtensionDdlTest {
   static void startSpark() throws IOException {
     warehouse = Files.createTempDirectory("floe-extensions");
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-extensions-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.extensions", FloeSparkSessionExtensions.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.toUri().toString())
-            .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+        ExtensionSessions.start(
+            "floe-extensions-tests",
+            Map.of(
+                "spark.sql.catalog.floe", FloeCatalog.class.getName(),
+                "spark.sql.catalog.floe.type", "hadoop",
+                "spark.sql.catalog.floe.warehouse", warehouse.toUri().toString()));
   }
 
   @AfterAll
   static void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
+    ExtensionSessions.stop(spark, warehouse);
+    spark = null;
   }
 
   @BeforeEach
@@ -85,15 +70,6 @@ class ExtensionDdlTest {
   void dropTable() {
     sql("DROP TABLE IF EXISTS %s", TABLE);
     sql("USE spark_catalog");
-  }
-
-  static void deleteRecursively(Path path) throws IOException {
-    if (path == null || !Files.exists(path)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
-    }
   }
 
   private static List<Row> sql(String query, Object... args) {

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.FloeSparkSessionExtensions;
 import io.floe.spark.catalog.TestCatalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Table;
@@ -36,36 +37,21 @@ class SessionCatalogExtensionTest {
   static void startSpark() throws IOException {
     warehouse = Files.createTempDirectory("floe-session-extensions");
     sparkWarehouse = Files.createTempDirectory("floe-session-extensions-spark");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-session-extensions-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.extensions", FloeSparkSessionExtensions.class.getName())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName());
+    Map<String, String> conf = new HashMap<>();
+    conf.put("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString());
+    conf.put("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName());
     TestCatalog.HADOOP
         .options(warehouse)
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+        .forEach((key, value) -> conf.put("spark.sql.catalog.spark_catalog." + key, value));
+    spark = ExtensionSessions.start("floe-session-extensions-tests", conf);
     sql("CREATE NAMESPACE IF NOT EXISTS db");
     sql("USE db");
   }
 
   @AfterAll
   static void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    ExtensionDdlTest.deleteRecursively(warehouse);
-    ExtensionDdlTest.deleteRecursively(sparkWarehouse);
+    ExtensionSessions.stop(spark, warehouse, sparkWarehouse);
+    spark = null;
   }
 
   private static List<Row> sql(String query, Object... args) {
