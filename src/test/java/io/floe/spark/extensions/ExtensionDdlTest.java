@@ -318,7 +318,8 @@ class ExtensionDdlTest {
     // column names match as Spark matches them (spark.sql.caseSensitive=false)
     sql("ALTER TABLE t ADD PARTITION FIELD BUCKET(2, ID)");
     assertThat(icebergTable().spec().fields()).extracting(PartitionField::name).containsExactly("id_bucket_2");
-    sql("ALTER TABLE db.t DROP PARTITION FIELD id_bucket_2");
+    String plan = spark.sql("ALTER TABLE db.t DROP PARTITION FIELD id_bucket_2").queryExecution().analyzed().toString();
+    assertThat(plan).contains("Call floe_extensions.`ALTER TABLE db.t DROP PARTITION FIELD id_bucket_2`()");
     assertThat(icebergTable().spec().isUnpartitioned()).isTrue();
   }
 
