@@ -35,13 +35,10 @@ final class ExtensionParser {
   private static final String TRANSFORMS =
       "identity, bucket, truncate, years, months, days, hours (or year, month, day, date, hour, date_hour)";
 
-  private final String sql;
-  private final List<SqlToken> tokens;
-  private int next;
+  private final TokenCursor in;
 
-  private ExtensionParser(String sql, List<SqlToken> tokens) {
-    this.sql = sql;
-    this.tokens = tokens;
+  private ExtensionParser(TokenCursor in) {
+    this.in = in;
   }
 
   /**
@@ -55,7 +52,7 @@ final class ExtensionParser {
     if (tokens.isEmpty()) {
       return Optional.empty();
     }
-    ExtensionParser parser = new ExtensionParser(sql, tokens.get());
+    ExtensionParser parser = new ExtensionParser(new TokenCursor(sql, tokens.get()));
     if (!parser.isExtensionStatement()) {
       return Optional.empty();
     }
@@ -66,121 +63,118 @@ final class ExtensionParser {
 
   private boolean isExtensionStatement() {
     int at = 0;
-    if (!keywordAt(at++, "ALTER") || !keywordAt(at++, "TABLE") || !tokens.get(at++).isIdentifier()) {
+    if (!in.isKeyword(at++, "ALTER") || !in.isKeyword(at++, "TABLE") || !in.peek(at++).isIdentifier()) {
       return false;
     }
-    while (tokens.get(at).isSymbol(".") && tokens.get(at + 1).isIdentifier()) {
+    while (in.peek(at).isSymbol(".") && in.peek(at + 1).isIdentifier()) {
       at += 2;
     }
-    if (keywordAt(at, "ADD")) {
-      return keywordAt(at + 1, "PARTITION") && keywordAt(at + 2, "FIELD");
+    if (in.isKeyword(at, "ADD")) {
+      return in.isKeyword(at + 1, "PARTITION") && in.isKeyword(at + 2, "FIELD");
     }
-    if (keywordAt(at, "REPLACE")) {
-      return keywordAt(at + 1, "PARTITION") && keywordAt(at + 2, "FIELD") || isRefKind(at + 1);
+    if (in.isKeyword(at, "REPLACE")) {
+      return in.isKeyword(at + 1, "PARTITION") && in.isKeyword(at + 2, "FIELD") || isRefKind(at + 1);
     }
-    if (keywordAt(at, "DROP")) {
-      return keywordAt(at + 1, "PARTITION") && keywordAt(at + 2, "FIELD")
-          || keywordAt(at + 1, "IDENTIFIER") && keywordAt(at + 2, "FIELDS")
+    if (in.isKeyword(at, "DROP")) {
+      return in.isKeyword(at + 1, "PARTITION") && in.isKeyword(at + 2, "FIELD")
+          || in.isKeyword(at + 1, "IDENTIFIER") && in.isKeyword(at + 2, "FIELDS")
           || isRefKind(at + 1);
     }
-    if (keywordAt(at, "SET")) {
-      return keywordAt(at + 1, "IDENTIFIER") && keywordAt(at + 2, "FIELDS");
+    if (in.isKeyword(at, "SET")) {
+      return in.isKeyword(at + 1, "IDENTIFIER") && in.isKeyword(at + 2, "FIELDS");
     }
-    if (keywordAt(at, "CREATE")) {
-      return isRefKind(at + 1) || keywordAt(at + 1, "OR") && keywordAt(at + 2, "REPLACE") && isRefKind(at + 3);
+    if (in.isKeyword(at, "CREATE")) {
+      return isRefKind(at + 1)
+          || in.isKeyword(at + 1, "OR") && in.isKeyword(at + 2, "REPLACE") && isRefKind(at + 3);
     }
-    return keywordAt(at, "WRITE");
+    return in.isKeyword(at, "WRITE");
   }
 
   private boolean isRefKind(int at) {
-    return keywordAt(at, "BRANCH") || keywordAt(at, "TAG");
-  }
-
-  private boolean keywordAt(int at, String keyword) {
-    return at < tokens.size() && tokens.get(at).isKeyword(keyword);
+    return in.isKeyword(at, "BRANCH") || in.isKeyword(at, "TAG");
   }
 
   // statements
 
   private ExtensionStatement statement() {
-    expect("ALTER");
-    expect("TABLE");
-    List<String> table = multipartName();
+    in.expect("ALTER");
+    in.expect("TABLE");
+    List<String> table = in.multipartName();
     ExtensionStatement statement;
-    if (accept("ADD")) {
-      expect("PARTITION");
-      expect("FIELD");
+    if (in.accept("ADD")) {
+      in.expect("PARTITION");
+      in.expect("FIELD");
       statement = new ExtensionStatement.AddPartitionField(table, transform(), optionalAlias());
-    } else if (acceptAll("DROP", "PARTITION")) {
-      expect("FIELD");
+    } else if (in.acceptAll("DROP", "PARTITION")) {
+      in.expect("FIELD");
       statement = new ExtensionStatement.DropPartitionField(table, transform());
-    } else if (acceptAll("REPLACE", "PARTITION")) {
-      expect("FIELD");
+    } else if (in.acceptAll("REPLACE", "PARTITION")) {
+      in.expect("FIELD");
       TransformTerm from = transform();
-      expect("WITH");
+      in.expect("WITH");
       statement = new ExtensionStatement.ReplacePartitionField(table, from, transform(), optionalAlias());
-    } else if (accept("WRITE")) {
+    } else if (in.accept("WRITE")) {
       statement = writeSpec(table);
-    } else if (acceptAll("SET", "IDENTIFIER")) {
-      expect("FIELDS");
+    } else if (in.acceptAll("SET", "IDENTIFIER")) {
+      in.expect("FIELDS");
       statement = new ExtensionStatement.SetIdentifierFields(table, fieldList());
-    } else if (acceptAll("DROP", "IDENTIFIER")) {
-      expect("FIELDS");
+    } else if (in.acceptAll("DROP", "IDENTIFIER")) {
+      in.expect("FIELDS");
       statement = new ExtensionStatement.DropIdentifierFields(table, fieldList());
-    } else if (accept("DROP")) {
+    } else if (in.accept("DROP")) {
       RefKind kind = refKind();
-      boolean ifExists = acceptAll("IF", "EXISTS");
-      statement = new ExtensionStatement.DropRef(table, kind, identifier("a " + kindName(kind) + " name"), ifExists);
+      boolean ifExists = in.acceptAll("IF", "EXISTS");
+      statement = new ExtensionStatement.DropRef(table, kind, in.identifier("a " + kindName(kind) + " name"), ifExists);
     } else {
       statement = createOrReplaceRef(table);
     }
-    endOfStatement();
+    in.endOfStatement();
     return statement;
   }
 
   private ExtensionStatement createOrReplaceRef(List<String> table) {
-    boolean create = accept("CREATE");
+    boolean create = in.accept("CREATE");
     boolean replace;
     if (create) {
-      replace = accept("OR");
+      replace = in.accept("OR");
       if (replace) {
-        expect("REPLACE");
+        in.expect("REPLACE");
       }
     } else {
-      expect("REPLACE");
+      in.expect("REPLACE");
       replace = true;
     }
     RefKind kind = refKind();
     boolean ifNotExists = false;
-    if (keywordAt(next, "IF") && keywordAt(next + 1, "NOT")) {
+    if (in.isKeyword(0, "IF") && in.isKeyword(1, "NOT")) {
       if (replace) {
-        throw error(peek(), "IF NOT EXISTS cannot be combined with REPLACE");
+        throw in.error(in.peek(), "IF NOT EXISTS cannot be combined with REPLACE");
       }
-      next += 2;
-      expect("EXISTS");
+      in.skip(2);
+      in.expect("EXISTS");
       ifNotExists = true;
     }
-    String name = identifier("a " + kindName(kind) + " name");
+    String name = in.identifier("a " + kindName(kind) + " name");
     Long snapshotId = null;
-    if (accept("AS")) {
-      expect("OF");
-      expect("VERSION");
-      snapshotId = number("a snapshot id");
+    if (in.accept("AS")) {
+      in.expect("OF");
+      in.expect("VERSION");
+      snapshotId = in.number("a snapshot id");
     }
     Long maxRefAgeMs = null;
-    if (accept("RETAIN")) {
+    if (in.accept("RETAIN")) {
       maxRefAgeMs = duration();
     }
     Integer minSnapshotsToKeep = null;
     Long maxSnapshotAgeMs = null;
-    if (kind == RefKind.BRANCH && accept("WITH")) {
-      expect("SNAPSHOT");
-      expect("RETENTION");
-      SqlToken countToken = peek();
-      long count = number("a number of snapshots or an age");
-      if (accept("SNAPSHOTS")) {
+    if (kind == RefKind.BRANCH && in.accept("WITH")) {
+      in.expect("SNAPSHOT");
+      in.expect("RETENTION");
+      SqlToken countToken = in.peek();
+      long count = in.number("a number of snapshots or an age");
+      if (in.accept("SNAPSHOTS")) {
         minSnapshotsToKeep = toInt(countToken, count);
-        if (peek().isInteger() || peek().isSymbol("-")) {
+        if (in.peek().isInteger() || in.peek().isSymbol("-")) {
           maxSnapshotAgeMs = duration();
         }
       } else {
@@ -193,32 +187,32 @@ final class ExtensionParser {
   }
 
   private ExtensionStatement writeSpec(List<String> table) {
-    SqlToken start = peek();
+    SqlToken start = in.peek();
     SqlToken distribution = null;
     SqlToken ordering = null;
     boolean locally = false;
     boolean unordered = false;
     List<OrderField> order = List.of();
     while (true) {
-      SqlToken clause = peek();
-      if (accept("DISTRIBUTED")) {
+      SqlToken clause = in.peek();
+      if (in.accept("DISTRIBUTED")) {
         if (distribution != null) {
-          throw error(clause, "ALTER TABLE contains multiple distribution clauses");
+          throw in.error(clause, "ALTER TABLE contains multiple distribution clauses");
         }
-        expect("BY");
-        expect("PARTITION");
+        in.expect("BY");
+        in.expect("PARTITION");
         distribution = clause;
       } else if (clause.isKeyword("LOCALLY") || clause.isKeyword("ORDERED") || clause.isKeyword("UNORDERED")) {
         if (ordering != null) {
-          throw error(clause, "ALTER TABLE contains multiple ordering clauses");
+          throw in.error(clause, "ALTER TABLE contains multiple ordering clauses");
         }
         ordering = clause;
-        if (accept("UNORDERED")) {
+        if (in.accept("UNORDERED")) {
           unordered = true;
         } else {
-          locally = accept("LOCALLY");
-          expect("ORDERED");
-          expect("BY");
+          locally = in.accept("LOCALLY");
+          in.expect("ORDERED");
+          in.expect("BY");
           order = order();
         }
       } else {
@@ -226,7 +220,7 @@ final class ExtensionParser {
       }
     }
     if (distribution == null && ordering == null) {
-      throw error(start, "expected DISTRIBUTED BY PARTITION, ORDERED BY, LOCALLY ORDERED BY or UNORDERED");
+      throw in.error(start, "expected DISTRIBUTED BY PARTITION, ORDERED BY, LOCALLY ORDERED BY or UNORDERED");
     }
     DistributionMode mode;
     if (distribution != null) {
@@ -243,16 +237,16 @@ final class ExtensionParser {
   }
 
   private List<OrderField> order() {
-    boolean parenthesized = peek().isSymbol("(");
+    boolean parenthesized = in.peek().isSymbol("(");
     if (parenthesized) {
-      next++;
+      in.skip(1);
     }
     List<OrderField> fields = new ArrayList<>();
     do {
       fields.add(orderField());
-    } while (acceptSymbol(","));
+    } while (in.acceptSymbol(","));
     if (parenthesized) {
-      expectSymbol(")");
+      in.expectSymbol(")");
     }
     return List.copyOf(fields);
   }
@@ -260,17 +254,17 @@ final class ExtensionParser {
   private OrderField orderField() {
     TransformTerm term = transform();
     SortDirection direction = SortDirection.ASC;
-    if (accept("DESC")) {
+    if (in.accept("DESC")) {
       direction = SortDirection.DESC;
     } else {
-      accept("ASC");
+      in.accept("ASC");
     }
     NullOrder nullOrder = direction == SortDirection.ASC ? NullOrder.NULLS_FIRST : NullOrder.NULLS_LAST;
-    if (accept("NULLS")) {
-      if (accept("FIRST")) {
+    if (in.accept("NULLS")) {
+      if (in.accept("FIRST")) {
         nullOrder = NullOrder.NULLS_FIRST;
       } else {
-        expect("LAST");
+        in.expect("LAST");
         nullOrder = NullOrder.NULLS_LAST;
       }
     }
@@ -279,53 +273,53 @@ final class ExtensionParser {
 
   /** {@code column} or {@code name(argument, ...)}, each argument a column or an integer. */
   private TransformTerm transform() {
-    SqlToken head = peek();
+    SqlToken head = in.peek();
     if (!head.isIdentifier()) {
-      throw error(head, "expected a column or a transform (" + TRANSFORMS + ")");
+      throw in.error(head, "expected a column or a transform (" + TRANSFORMS + ")");
     }
-    if (head.kind() != SqlToken.Kind.WORD || !tokens.get(next + 1).isSymbol("(")) {
-      return new TransformTerm(TransformTerm.IDENTITY, multipartName(), null, true);
+    if (head.kind() != SqlToken.Kind.WORD || !in.peek(1).isSymbol("(")) {
+      return new TransformTerm(TransformTerm.IDENTITY, in.multipartName(), null, true);
     }
-    next += 2;
+    in.skip(2);
     String function = TransformTerm.canonical(head.text());
     if (function == null) {
-      throw error(head, head.text().equalsIgnoreCase("zorder")
+      throw in.error(head, head.text().equalsIgnoreCase("zorder")
           ? "zorder is no partition transform nor write order; it is a sort order of rewrite_data_files"
           : "unknown transform " + head.text() + ", expected one of " + TRANSFORMS);
     }
     List<String> column = null;
     Integer width = null;
     do {
-      SqlToken argument = peek();
+      SqlToken argument = in.peek();
       if (argument.isInteger() || argument.isSymbol("-")) {
-        long value = number("a width");
+        long value = in.number("a width");
         if (width != null) {
-          throw error(argument, "transform " + head.text() + " takes one width");
+          throw in.error(argument, "transform " + head.text() + " takes one width");
         }
         if (value <= 0 || value > Integer.MAX_VALUE) {
-          throw error(argument, "the width of " + head.text() + " must be a positive integer");
+          throw in.error(argument, "the width of " + head.text() + " must be a positive integer");
         }
         width = (int) value;
       } else if (argument.isIdentifier()) {
         if (column != null) {
-          throw error(argument, "transform " + head.text() + " takes one column");
+          throw in.error(argument, "transform " + head.text() + " takes one column");
         }
-        column = multipartName();
+        column = in.multipartName();
       } else {
-        throw error(argument, "expected a column or an integer as argument of " + head.text());
+        throw in.error(argument, "expected a column or an integer as argument of " + head.text());
       }
-    } while (acceptSymbol(","));
-    SqlToken close = peek();
-    expectSymbol(")");
+    } while (in.acceptSymbol(","));
+    SqlToken close = in.peek();
+    in.expectSymbol(")");
     boolean needsWidth = function.equals(TransformTerm.BUCKET) || function.equals(TransformTerm.TRUNCATE);
     if (column == null) {
-      throw error(close, "transform " + head.text() + " needs a column");
+      throw in.error(close, "transform " + head.text() + " needs a column");
     }
     if (needsWidth && width == null) {
-      throw error(close, "transform " + head.text() + " needs a width: " + head.text() + "(n, column)");
+      throw in.error(close, "transform " + head.text() + " needs a width: " + head.text() + "(n, column)");
     }
     if (!needsWidth && width != null) {
-      throw error(close, "transform " + head.text() + " takes a column only");
+      throw in.error(close, "transform " + head.text() + " takes a column only");
     }
     return new TransformTerm(function, column, width, false);
   }
@@ -333,23 +327,23 @@ final class ExtensionParser {
   private List<String> fieldList() {
     List<String> fields = new ArrayList<>();
     do {
-      fields.add(String.join(".", multipartName()));
-    } while (acceptSymbol(","));
+      fields.add(String.join(".", in.multipartName()));
+    } while (in.acceptSymbol(","));
     return List.copyOf(fields);
   }
 
   private String optionalAlias() {
-    return accept("AS") ? identifier("a partition field name") : null;
+    return in.accept("AS") ? in.identifier("a partition field name") : null;
   }
 
   private RefKind refKind() {
-    if (accept("BRANCH")) {
+    if (in.accept("BRANCH")) {
       return RefKind.BRANCH;
     }
-    if (accept("TAG")) {
+    if (in.accept("TAG")) {
       return RefKind.TAG;
     }
-    throw error(peek(), "expected BRANCH or TAG");
+    throw in.error(in.peek(), "expected BRANCH or TAG");
   }
 
   private static String kindName(RefKind kind) {
@@ -358,116 +352,25 @@ final class ExtensionParser {
 
   /** {@code <n> DAYS|HOURS|MINUTES}, in milliseconds. */
   private long duration() {
-    long amount = number("a number of days, hours or minutes");
+    long amount = in.number("a number of days, hours or minutes");
     return timeUnit().toMillis(amount);
   }
 
   private TimeUnit timeUnit() {
     for (String unit : List.of("DAYS", "HOURS", "MINUTES")) {
-      if (accept(unit)) {
+      if (in.accept(unit)) {
         return TimeUnit.valueOf(unit);
       }
     }
-    throw error(peek(), "expected DAYS, HOURS or MINUTES");
-  }
-
-  /** An integer, optionally negative. */
-  private long number(String what) {
-    SqlToken first = peek();
-    boolean negative = acceptSymbol("-");
-    SqlToken digits = peek();
-    if (!digits.isInteger()) {
-      throw error(digits, "expected " + what);
-    }
-    next++;
-    try {
-      long value = Long.parseLong(digits.text().replaceFirst("[Ll]$", ""));
-      return negative ? -value : value;
-    } catch (NumberFormatException e) {
-      throw error(first, digits.text() + " is out of range for " + what);
-    }
+    throw in.error(in.peek(), "expected DAYS, HOURS or MINUTES");
   }
 
   private int toInt(SqlToken token, long value) {
     if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
-      throw error(token, value + " is out of range for a number of snapshots");
+      throw in.error(token, value + " is out of range for a number of snapshots");
     }
     return (int) value;
   }
 
-  private List<String> multipartName() {
-    List<String> parts = new ArrayList<>();
-    parts.add(identifier("a name"));
-    while (acceptSymbol(".")) {
-      parts.add(identifier("a name"));
-    }
-    return List.copyOf(parts);
-  }
 
-  private String identifier(String what) {
-    SqlToken token = peek();
-    if (!token.isIdentifier()) {
-      throw error(token, "expected " + what);
-    }
-    next++;
-    return token.text();
-  }
-
-  private void endOfStatement() {
-    while (acceptSymbol(";")) {
-      // Spark's parser allows trailing semicolons too
-    }
-    if (peek().kind() != SqlToken.Kind.END) {
-      throw error(peek(), "expected end of the statement");
-    }
-  }
-
-  // token helpers
-
-  private SqlToken peek() {
-    return tokens.get(next);
-  }
-
-  private boolean accept(String keyword) {
-    if (peek().isKeyword(keyword)) {
-      next++;
-      return true;
-    }
-    return false;
-  }
-
-  /** Accepts a sequence of keywords only when all of them follow. */
-  private boolean acceptAll(String... keywords) {
-    for (int i = 0; i < keywords.length; i++) {
-      if (!keywordAt(next + i, keywords[i])) {
-        return false;
-      }
-    }
-    next += keywords.length;
-    return true;
-  }
-
-  private void expect(String keyword) {
-    if (!accept(keyword)) {
-      throw error(peek(), "expected " + keyword);
-    }
-  }
-
-  private boolean acceptSymbol(String symbol) {
-    if (peek().isSymbol(symbol)) {
-      next++;
-      return true;
-    }
-    return false;
-  }
-
-  private void expectSymbol(String symbol) {
-    if (!acceptSymbol(symbol)) {
-      throw error(peek(), "expected '" + symbol + "'");
-    }
-  }
-
-  private RuntimeException error(SqlToken token, String reason) {
-    return ParseErrors.at(sql, token, reason);
-  }
 }
