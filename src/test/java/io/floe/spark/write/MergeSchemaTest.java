@@ -111,9 +111,19 @@ class MergeSchemaTest extends SparkTestBase {
     spark.conf().set("spark.floe.write.merge-schema", "true");
     sql("INSERT INTO %s SELECT id, price, amount, data, tag, TRUE AS flag FROM %s WHERE id = 10", TABLE, TABLE);
     assertThat(icebergTable().schema().findType("flag")).isEqualTo(Types.BooleanType.get());
+    spark.conf().unset("spark.floe.write.merge-schema");
+
+    // the official runtime's session conf
+    spark.conf().set("spark.sql.iceberg.merge-schema", "true");
+    try {
+      sql("INSERT INTO %s SELECT id, price, amount, data, tag, flag, 'z' AS note FROM %s WHERE id = 11", TABLE, TABLE);
+    } finally {
+      spark.conf().unset("spark.sql.iceberg.merge-schema");
+    }
+    assertThat(icebergTable().schema().findType("note")).isEqualTo(Types.StringType.get());
     assertThat(rows("SELECT id, tag, flag FROM " + TABLE + " WHERE id >= 10 ORDER BY id, flag"))
         .containsExactlyElementsOf(
-            rows("SELECT * FROM VALUES (10, 'a', NULL), (10, 'a', TRUE), (11, 'a', NULL)"
+            rows("SELECT * FROM VALUES (10, 'a', NULL), (10, 'a', TRUE), (11, 'a', NULL), (11, 'a', NULL)"
                 + " AS v(id, tag, flag) ORDER BY id, flag"));
   }
 
