@@ -27,6 +27,7 @@ import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -173,7 +174,17 @@ public class FloeTable
 
   @Override
   public Set<TableCapability> capabilities() {
-    return isMetadataTable() || (snapshotId != null && branch == null) ? READ_ONLY : DATA_CAPABILITIES;
+    if (isMetadataTable() || (snapshotId != null && branch == null)) {
+      return READ_ONLY;
+    }
+    // write.spark.accept-any-schema: Spark hands writes the data's own columns (for merge-schema)
+    if (PropertyUtil.propertyAsBoolean(
+        table.properties(), TableProperties.SPARK_WRITE_ACCEPT_ANY_SCHEMA, false)) {
+      Set<TableCapability> capabilities = EnumSet.copyOf(DATA_CAPABILITIES);
+      capabilities.add(TableCapability.ACCEPT_ANY_SCHEMA);
+      return capabilities;
+    }
+    return DATA_CAPABILITIES;
   }
 
   @Override

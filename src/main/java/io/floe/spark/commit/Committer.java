@@ -99,6 +99,53 @@ public final class Committer {
     }
   }
 
+  /**
+   * Commits the request together with a schema change, in one table commit: the table's schema
+   * becomes {@code schema} (the table's, merged by name with a write's new columns and widened
+   * types, as planned) in the same metadata commit that adds the snapshot. With no change to make
+   * this is {@link #commit(CommitRequest)}.
+   *
+   * @throws org.apache.iceberg.exceptions.ValidationException when the table's schema changed since
+   *     the write was planned, so that {@code schema} no longer follows from it; nothing is committed
+   * @throws CommitStateUnknownError when the outcome cannot be known; the files must stay in place
+   */
+  public CommitOutcome commit(CommitRequest request, org.apache.iceberg.Schema schema) {
+    Objects.requireNonNull(request, "request is null");
+    Objects.requireNonNull(schema, "schema is null");
+    if (table.schema().sameSchema(schema)) {
+      return commit(request);
+    }
+    Snapshot earlier = findCommit(request);
+    if (earlier != null) {
+      // that run committed the schema change with its snapshot
+      return skipped(request, earlier, 0, true);
+    }
+    org.apache.iceberg.Transaction transaction = table.newTransaction();
+    transaction.updateSchema().unionByNameWith(schema).commit();
+    if (!transaction.table().schema().sameSchema(schema)) {
+      throw new ValidationException(
+          "Cannot commit %s to %s: the table's schema changed since the write was planned (now %s);"
+              + " run the write again",
+          request.commitId(), tableName, table.schema().asStruct());
+    }
+    CommitOutcome staged = new Committer(transaction.table(), tableName, stats).commit(request);
+    if (staged.skipped()) {
+      return staged;
+    }
+    CommitOutcome failed =
+        failedCommit(transaction::commitTransaction, request, new AncestryCheck(request, stats));
+    if (failed != null) {
+      return failed;
+    }
+    table.refresh();
+    Long snapshotId = committedSnapshotId(request);
+    LOG.info(
+        "Committed {} data files and schema {} to {}{} as snapshot {} with commit id {}",
+        request.dataFiles().size(), table.schema().schemaId(), tableName, onBranch(request),
+        snapshotId, request.commitId());
+    return new CommitOutcome(request.commitId(), snapshotId, false, false, staged.attempts());
+  }
+
   private CommitOutcome commitOnce(CommitRequest request) {
     // a large commit spends its time writing manifests inside Iceberg: say up front how large
     long records = 0;
@@ -130,8 +177,27 @@ public final class Committer {
       update.stageOnly();
     }
 
+    CommitOutcome failed = failedCommit(update::commit, request, check);
+    if (failed != null) {
+      return failed;
+    }
+
+    Long snapshotId = committedSnapshotId(request);
+    LOG.info(
+        "Committed {} data files to {}{} as snapshot {} with commit id {} after {} attempt(s)",
+        request.dataFiles().size(), tableName, onBranch(request), snapshotId, request.commitId(),
+        check.attempts());
+    return new CommitOutcome(request.commitId(), snapshotId, false, false, check.attempts());
+  }
+
+  /**
+   * Runs the step that asks the catalog to commit: null when it succeeded, else what its failure
+   * means (a certain failure is rethrown; an unknown outcome is settled by looking for the id).
+   */
+  private CommitOutcome failedCommit(Runnable step, CommitRequest request, AncestryCheck check) {
     try {
-      update.commit();
+      step.run();
+      return null;
     } catch (ValidationException e) {
       return afterValidationFailure(request, check, e);
     } catch (CommitStateUnknownException e) {
@@ -142,13 +208,6 @@ public final class Committer {
       }
       return recoverUnknownState(request, check, e);
     }
-
-    Long snapshotId = committedSnapshotId(request);
-    LOG.info(
-        "Committed {} data files to {}{} as snapshot {} with commit id {} after {} attempt(s)",
-        request.dataFiles().size(), tableName, onBranch(request), snapshotId, request.commitId(),
-        check.attempts());
-    return new CommitOutcome(request.commitId(), snapshotId, false, false, check.attempts());
   }
 
   /**

@@ -98,7 +98,11 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
     CommitOutcome outcome;
     try {
       Table live = context.loader().load();
-      outcome = new Committer(live, context.tableName(), commitStats).commit(request);
+      Committer committer = new Committer(live, context.tableName(), commitStats);
+      outcome =
+          context.options().mergeSchema()
+              ? committer.commit(request, context.schema())
+              : committer.commit(request);
     } catch (CommitStateUnknownError | Error e) {
       // an Error may strike after the catalog accepted the commit: nothing about it is certain
       keepFiles.set(true);

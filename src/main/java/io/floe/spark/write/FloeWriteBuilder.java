@@ -96,8 +96,13 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
           "Cannot write to " + table.name() + ": option '" + WriteOptions.VALIDATE_FROM_SNAPSHOT_ID
               + "' names no snapshot of the table: " + validateFrom);
     }
+    // a merge-schema write is planned and written with the merged schema, committed with its data
+    Table planned =
+        options.mergeSchema()
+            ? SchemaMerge.plan(table, info.schema(), SQLConf.get().caseSensitiveAnalysis())
+            : table;
     SchemaCheck.check(
-        table.name(), table.schema(), info.schema(), options.checkNullability(),
+        table.name(), planned.schema(), info.schema(), options.checkNullability(),
         options.checkOrdering());
     Snapshot start =
         options.branch() == null ? table.currentSnapshot() : table.snapshot(options.branch());
@@ -105,7 +110,7 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
     return new FloeWrite(
         new WriteContext(
             loader,
-            SerializableTable.copyOf(table),
+            SerializableTable.copyOf(planned),
             mode,
             overwriteFilter,
             commitId,

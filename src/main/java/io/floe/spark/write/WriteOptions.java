@@ -56,6 +56,9 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
+ * @param mergeSchema whether the data's new columns and widened types are added to the table's
+ *     schema in the write's commit ({@code merge-schema} or {@code mergeSchema}, then {@code
+ *     spark.floe.write.merge-schema}, then {@code spark.sql.iceberg.merge-schema}; default false)
  */
 public record WriteOptions(
     String commitId,
@@ -72,7 +75,8 @@ public record WriteOptions(
     IsolationLevel isolationLevel,
     Long validateFromSnapshotId,
     Map<String, String> fileWriteProperties,
-    boolean pathBased)
+    boolean pathBased,
+    boolean mergeSchema)
     implements Serializable {
 
   public static final String COMMIT_ID = "commit-id";
@@ -89,6 +93,9 @@ public record WriteOptions(
   public static final String COMPRESSION_CODEC = "compression-codec";
   public static final String COMPRESSION_LEVEL = "compression-level";
   public static final String COMPRESSION_STRATEGY = "compression-strategy";
+  public static final String MERGE_SCHEMA = "merge-schema";
+  /** The official runtime's other spelling of {@link #MERGE_SCHEMA}. */
+  public static final String MERGE_SCHEMA_CAMEL = "mergeSchema";
   /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
   public static final String SNAPSHOT_PROPERTY_PREFIX = "snapshot-property.";
   /** The official runtime's session conf prefix for snapshot summary entries. */
@@ -124,6 +131,8 @@ public record WriteOptions(
           COMPRESSION_CODEC,
           COMPRESSION_LEVEL,
           COMPRESSION_STRATEGY,
+          MERGE_SCHEMA,
+          MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
           "path",
           "paths");
 
@@ -225,7 +234,8 @@ public record WriteOptions(
               return value != null ? value : sessionConf(session, ICEBERG_SESSION_PREFIX + option);
             },
             tableProperties),
-        resolver.given("path") || resolver.given("paths"));
+        resolver.given("path") || resolver.given("paths"),
+        mergeSchema(resolver, tableName, session));
   }
 
   /**
@@ -243,7 +253,22 @@ public record WriteOptions(
         commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
         checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
-        fileWriteProperties, pathBased);
+        fileWriteProperties, pathBased, mergeSchema);
+  }
+
+  /** {@code merge-schema}, or its other spelling, then the session confs; off by default. */
+  private static boolean mergeSchema(OptionResolver resolver, String tableName, SQLConf session) {
+    String value = resolver.optionOnly(MERGE_SCHEMA);
+    if (value == null) {
+      value = resolver.optionOnly(MERGE_SCHEMA_CAMEL);
+    }
+    if (value == null) {
+      value = resolver.string(MERGE_SCHEMA, null);
+    }
+    if (value == null) {
+      value = sessionConf(session, ICEBERG_SESSION_PREFIX + MERGE_SCHEMA);
+    }
+    return value != null && OptionValues.parseBoolean("Cannot write to " + tableName, MERGE_SCHEMA, value);
   }
 
   /**

@@ -1,0 +1,34 @@
+package io.floe.spark;
+
+import io.floe.spark.extensions.FloeExtensionsParser;
+import org.apache.spark.sql.SparkSessionExtensions;
+import scala.Function1;
+import scala.runtime.BoxedUnit;
+
+/**
+ * Floe's Spark session extensions: {@code
+ * spark.sql.extensions=io.floe.spark.FloeSparkSessionExtensions}. They add the DDL that Spark's
+ * parser lacks and the official runtime's {@code IcebergSparkSessionExtensions} adds, with the same
+ * grammar, for tables of any Floe catalog ({@link FloeCatalog}, {@link FloeSessionCatalog}):
+ *
+ * <ul>
+ *   <li>{@code ALTER TABLE t ADD PARTITION FIELD <transform> [AS name]}, {@code DROP PARTITION
+ *       FIELD <transform | name>}, {@code REPLACE PARTITION FIELD <transform | name> WITH
+ *       <transform> [AS name]};
+ *   <li>{@code ALTER TABLE t WRITE [DISTRIBUTED BY PARTITION] [LOCALLY] ORDERED BY ...}, {@code
+ *       WRITE UNORDERED}, {@code WRITE DISTRIBUTED BY PARTITION};
+ *   <li>{@code ALTER TABLE t SET IDENTIFIER FIELDS ...}, {@code DROP IDENTIFIER FIELDS ...};
+ *   <li>{@code ALTER TABLE t CREATE [OR REPLACE] BRANCH|TAG ...}, {@code REPLACE BRANCH|TAG ...},
+ *       {@code DROP BRANCH|TAG [IF EXISTS] ...}.
+ * </ul>
+ *
+ * Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
+ * and applies it once per session.
+ */
+public final class FloeSparkSessionExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectParser((session, parser) -> new FloeExtensionsParser(parser));
+    return BoxedUnit.UNIT;
+  }
+}

@@ -1,0 +1,106 @@
+package io.floe.spark.extensions;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.analysis.ResolvedProcedure;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.parser.ParameterContext;
+import org.apache.spark.sql.catalyst.parser.ParseException;
+import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import org.apache.spark.sql.catalyst.plans.logical.Call;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.internal.VariableSubstitution;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Spark's SQL parser with the official Iceberg runtime's DDL extensions added: a statement that
+ * starts like one of them ({@link ExtensionParser}) is parsed here, after Spark's {@code ${var}}
+ * substitution, into a {@code CALL} of an already resolved {@link ExtensionCommand}, which Spark
+ * runs as it runs any {@code CALL}. Every other statement, and every expression, identifier, type
+ * and query, goes to Spark's parser unchanged.
+ */
+public final class FloeExtensionsParser implements ParserInterface {
+  private final ParserInterface delegate;
+
+  /** @param delegate the parser of the session (Spark's, or another extension's) */
+  public FloeExtensionsParser(ParserInterface delegate) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate is null");
+  }
+
+  @Override
+  public LogicalPlan parsePlan(String sqlText) throws ParseException {
+    Optional<LogicalPlan> extension = extensionPlan(sqlText);
+    return extension.isPresent() ? extension.get() : delegate.parsePlan(sqlText);
+  }
+
+  @Override
+  public LogicalPlan parsePlanWithParameters(String sqlText, ParameterContext parameterContext)
+      throws ParseException {
+    // the extension statements take no parameter markers
+    Optional<LogicalPlan> extension = extensionPlan(sqlText);
+    return extension.isPresent()
+        ? extension.get()
+        : delegate.parsePlanWithParameters(sqlText, parameterContext);
+  }
+
+  private static Optional<LogicalPlan> extensionPlan(String sqlText) {
+    String substituted = new VariableSubstitution().substitute(sqlText);
+    return ExtensionParser.parse(substituted).map(FloeExtensionsParser::call);
+  }
+
+  private static LogicalPlan call(ExtensionStatement statement) {
+    ExtensionCommand command = new ExtensionCommand(statement);
+    ResolvedProcedure procedure =
+        new ResolvedProcedure(
+            ExtensionProcedures.INSTANCE, Identifier.of(new String[0], command.name()), command);
+    Seq<Expression> noArguments = CollectionConverters.asScala(List.<Expression>of()).toSeq();
+    return new Call(procedure, noArguments, true);
+  }
+
+  @Override
+  public Expression parseExpression(String sqlText) throws ParseException {
+    return delegate.parseExpression(sqlText);
+  }
+
+  @Override
+  public TableIdentifier parseTableIdentifier(String sqlText) throws ParseException {
+    return delegate.parseTableIdentifier(sqlText);
+  }
+
+  @Override
+  public FunctionIdentifier parseFunctionIdentifier(String sqlText) throws ParseException {
+    return delegate.parseFunctionIdentifier(sqlText);
+  }
+
+  @Override
+  public Seq<String> parseMultipartIdentifier(String sqlText) throws ParseException {
+    return delegate.parseMultipartIdentifier(sqlText);
+  }
+
+  @Override
+  public LogicalPlan parseQuery(String sqlText) throws ParseException {
+    return delegate.parseQuery(sqlText);
+  }
+
+  @Override
+  public StructType parseRoutineParam(String sqlText) throws ParseException {
+    return delegate.parseRoutineParam(sqlText);
+  }
+
+  @Override
+  public StructType parseTableSchema(String sqlText) throws ParseException {
+    return delegate.parseTableSchema(sqlText);
+  }
+
+  @Override
+  public DataType parseDataType(String sqlText) throws ParseException {
+    return delegate.parseDataType(sqlText);
+  }
+}
