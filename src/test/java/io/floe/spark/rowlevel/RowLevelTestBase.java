@@ -151,7 +151,11 @@ abstract class RowLevelTestBase extends CatalogTestBase {
       if (text.length() > 1) {
         text.append(", ");
       }
-      if (value instanceof java.sql.Date date) {
+      if (value instanceof java.sql.Timestamp ts) {
+        text.append(ts.toInstant());
+      } else if (value instanceof java.time.OffsetDateTime ts) {
+        text.append(ts.toInstant());
+      } else if (value instanceof java.sql.Date date) {
         text.append(date.toLocalDate());
       } else if (value instanceof BigDecimal decimal) {
         text.append(decimal.toPlainString());
