@@ -99,7 +99,7 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
     for (FileScanTask task : fileTasks(current)) {
       for (DeleteFile delete : task.deletes()) {
         if (delete.content() == FileContent.POSITION_DELETES
-            && (ContentFileUtil.isDV(delete) || delete.referencedDataFile() != null)) {
+            && ContentFileUtil.isFileScoped(delete)) {
           deletes.add(delete);
         }
       }
