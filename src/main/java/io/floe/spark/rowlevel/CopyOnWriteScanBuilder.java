@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.plan.manifest.DataManifestPlanner;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -38,6 +40,7 @@ final class CopyOnWriteScanBuilder
   private final Long snapshotId;
   private final FloeScanBuilder delegate;
   private final Consumer<CopyOnWriteScan> onBuild;
+  private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
   private Predicate[] pushed = new Predicate[0];
 
@@ -55,6 +58,9 @@ final class CopyOnWriteScanBuilder
     this.onBuild = Objects.requireNonNull(onBuild, "onBuild is null");
     this.snapshotId = snapshotId;
     this.delegate = new FloeScanBuilder(table, snapshotId, table.schema(), options);
+    this.ignoredMetricsFieldIds =
+        ReadOptions.resolve(options.asCaseSensitiveMap(), SQLConf.get(), table.properties())
+            .ignoredMetricsFieldIds(table.schema());
   }
 
   @Override
@@ -63,13 +69,30 @@ final class CopyOnWriteScanBuilder
     for (Predicate predicate : predicates) {
       Optional<Expression> expression =
           SparkPredicates.convert(predicate, table.schema(), SQLConf.get().caseSensitiveAnalysis());
-      if (expression.isPresent()) {
+      if (expression.isPresent() && !namesIgnoredMetricsColumn(expression.get())) {
         converted = Expressions.and(converted, expression.get());
       }
     }
     this.filter = Expressions.and(filter, converted);
     this.pushed = predicates.clone();
     return predicates;
+  }
+
+  /**
+   * Whether the expression names a column whose file metrics must not be trusted ({@code
+   * read.metrics.ignore-columns}): it would prune files by them, and a file wrongly pruned here
+   * keeps rows the operation should change.
+   */
+  private boolean namesIgnoredMetricsColumn(Expression expression) {
+    if (ignoredMetricsFieldIds.isEmpty()) {
+      return false;
+    }
+    try {
+      return Binder.boundReferences(table.schema().asStruct(), List.of(expression), true).stream()
+          .anyMatch(ignoredMetricsFieldIds::contains);
+    } catch (RuntimeException e) {
+      return true;
+    }
   }
 
   @Override

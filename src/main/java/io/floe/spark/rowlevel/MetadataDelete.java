@@ -7,6 +7,7 @@ import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.ReadOptions;
 import io.floe.spark.write.WriteOptions;
 import java.util.Arrays;
 import java.util.UUID;
@@ -49,7 +50,8 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate;
  * partition spec accepts the file's partition, or when Iceberg's strict metrics evaluator proves
  * every row matches from the file's column bounds and null/NaN counts. Bounds of timestamp and time
  * columns are not trusted for this (Iceberg reads {@code TIMESTAMP(MILLIS)} statistics of imported
- * files as microseconds): a condition on such a column removes a file only through its partition.
+ * files as microseconds), nor those of the table's {@code read.metrics.ignore-columns}: a condition
+ * on such a column removes a file only through its partition.
  * When any file is not provably whole, or the condition does not convert exactly, there is no plan
  * and Spark rewrites the rows instead.
  *
@@ -85,7 +87,10 @@ public record MetadataDelete(Expression filter, Long snapshotId, List<DataFile> 
     if (snapshot == null) {
       return Optional.of(new MetadataDelete(filter, null, List.of()));
     }
-    boolean metricsTrusted = !namesTemporalColumn(schema, filter);
+    Set<Integer> ignored =
+        ReadOptions.resolve(Map.of(), SQLConf.get(), table.properties())
+            .ignoredMetricsFieldIds(schema);
+    boolean metricsTrusted = metricsTrusted(schema, filter, ignored);
     Map<Integer, Evaluator> partitionChecks = new HashMap<>();
     StrictMetricsEvaluator metricsCheck = new StrictMetricsEvaluator(schema, filter, true);
     List<DataFile> files = new ArrayList<>();
@@ -216,17 +221,24 @@ public record MetadataDelete(Expression filter, Long snapshotId, List<DataFile> 
     }
   }
 
-  private static boolean namesTemporalColumn(Schema schema, Expression filter) {
+  /**
+   * Whether the file bounds of every column the filter names may decide a file: not for timestamp
+   * and time columns, nor for the table's {@code read.metrics.ignore-columns}.
+   */
+  private static boolean metricsTrusted(Schema schema, Expression filter, Set<Integer> ignored) {
     Set<Integer> ids = Binder.boundReferences(schema.asStruct(), List.of(filter), true);
     for (int id : ids) {
+      if (ignored.contains(id)) {
+        return false;
+      }
       Type type = schema.findType(id);
       if (type == null
           || type.typeId() == Type.TypeID.TIMESTAMP
           || type.typeId() == Type.TypeID.TIMESTAMP_NANO
           || type.typeId() == Type.TypeID.TIME) {
-        return true;
+        return false;
       }
     }
-    return false;
+    return true;
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,8 @@ class CopyOnWriteTest extends RowLevelTestBase {
     assertThat(snapshot.parentId()).isEqualTo(before);
     assertThat(snapshot.summary()).containsKey("floe.commit-id");
     assertThat(snapshot.operation()).isIn(DataOperations.OVERWRITE, DataOperations.DELETE);
+    assertThat(snapshot.summary())
+        .containsKeys(SnapshotSummary.DELETED_FILES_PROP, SnapshotSummary.DELETED_RECORDS_PROP);
   }
 
   @ParameterizedTest(name = "v{0} {1}")
@@ -183,5 +186,22 @@ class CopyOnWriteTest extends RowLevelTestBase {
   private static scala.collection.immutable.Map<String, Column> scalaMap(
       java.util.Map<String, Column> map) {
     return scala.collection.immutable.Map.from(scala.jdk.javaapi.CollectionConverters.asScala(map));
+  }
+
+  @Test
+  void dmlOnABranchChangesTheBranchOnly() {
+    createTable("2", "PARTITIONED BY (p)");
+    icebergTable("db.t").manageSnapshots().createBranch("audit").commit();
+    long mainHead = current().snapshotId();
+
+    sql("UPDATE " + TABLE + ".branch_audit SET data = 0 WHERE id <= 3");
+    sql("DELETE FROM " + TABLE + ".branch_audit WHERE data > 100");
+
+    assertThat(current().snapshotId()).isEqualTo(mainHead);
+    assertTableIs("SELECT * FROM v");
+    assertThat(rows("SELECT * FROM " + TABLE + ".branch_audit"))
+        .isEqualTo(
+            rows("SELECT id, IF(id <= 3, 0, data) AS data, p FROM v"
+                + " WHERE (IF(id <= 3, 0, data) > 100) IS NOT TRUE"));
   }
 }

@@ -70,6 +70,21 @@ class MetadataDeleteTest extends RowLevelTestBase {
   }
 
   @Test
+  void boundsOfColumnsWhoseMetricsAreIgnoredDecideNothing() {
+    create(
+        "id BIGINT, data STRING",
+        "TBLPROPERTIES ('format-version'='2', 'read.metrics.ignore-columns'='id')",
+        "(1, 'a'), (2, 'b'), (3, NULL)",
+        "(10, 'x'), (11, 'y'), (12, 'z')");
+    int jobsBefore = jobs();
+
+    sql("DELETE FROM " + TABLE + " WHERE id < 5");
+
+    assertThat(jobs()).as("the rows are rewritten by a job").isGreaterThan(jobsBefore);
+    assertTableIs("SELECT * FROM v WHERE (id < 5) IS NOT TRUE");
+  }
+
+  @Test
   void aConditionThatSelectsNoFileCommitsNothing() {
     create("id BIGINT, p INT", "PARTITIONED BY (p)", "(1, 1), (2, 2)");
     long before = current().snapshotId();
