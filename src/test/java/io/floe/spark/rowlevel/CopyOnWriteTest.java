@@ -204,4 +204,19 @@ class CopyOnWriteTest extends RowLevelTestBase {
             rows("SELECT id, IF(id <= 3, 0, data) AS data, p FROM v"
                 + " WHERE (IF(id <= 3, 0, data) > 100) IS NOT TRUE"));
   }
+
+  @Test
+  void explainShowsTheOperationItsModeAndThePrunedFiles() {
+    createTable("2", "PARTITIONED BY (p)");
+
+    String plan =
+        spark.sql("EXPLAIN DELETE FROM " + TABLE + " WHERE p = 'a' AND data > 45")
+            .collectAsList().get(0).getString(0);
+
+    assertThat(plan)
+        .contains("Floe copy-on-write DELETE of floe.db.t [isolation serializable")
+        .containsPattern(
+            "Floe copy-on-write floe\\.db\\.t \\[snapshot=\\d+, filter=.*,"
+                + " files=\\d+ of \\d+ planned\\]");
+  }
 }

@@ -69,10 +69,10 @@ class RowLevelErrorsTest extends RowLevelTestBase {
     List<Path> files = dataFilesOnDisk(icebergTable("db.t").location());
 
     assertThatThrownBy(() -> sql("DELETE FROM " + TABLE + ".snapshots WHERE snapshot_id = 1"))
-        .hasStackTraceContaining("floe.db.t.snapshots");
+        .hasStackTraceContaining("Cannot DELETE floe.db.t.snapshots: the table is read-only");
     assertThatThrownBy(
             () -> sql("UPDATE " + TABLE + ".files SET record_count = 0 WHERE record_count > 0"))
-        .hasStackTraceContaining("floe.db.t.files");
+        .hasStackTraceContaining("Cannot UPDATE floe.db.t.files: the table is read-only");
 
     assertUnchanged(before, files);
   }
