@@ -210,7 +210,7 @@ class CopyOnWriteTest extends RowLevelTestBase {
     createTable("2", "PARTITIONED BY (p)");
 
     String plan =
-        spark.sql("EXPLAIN DELETE FROM " + TABLE + " WHERE p = 'a' AND data > 45")
+        spark.sql("EXPLAIN DELETE FROM " + TABLE + " WHERE p = 'a' AND data > 5")
             .collectAsList().get(0).getString(0);
 
     assertThat(plan)
