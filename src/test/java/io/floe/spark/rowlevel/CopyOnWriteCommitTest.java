@@ -151,6 +151,23 @@ class CopyOnWriteCommitTest extends RowLevelTestBase {
   }
 
   @Test
+  void theSessionsIsolationLevelOverridesTheTableProperty() throws Exception {
+    createTable("TBLPROPERTIES ('format-version'='2', 'write.update.isolation-level'='serializable')");
+    DataFile extra = fileOfAnotherTable("(1, 99, 'a')");
+    HOOK.set(() -> icebergTable("db.t").newAppend().appendFile(extra).commit());
+    spark.conf().set("spark.floe.write.isolation-level", "snapshot");
+    try {
+      sql("UPDATE " + TABLE + " SET data = hook(data) + 1 WHERE id = 1");
+    } finally {
+      spark.conf().unset("spark.floe.write.isolation-level");
+    }
+
+    assertThat(tableRows())
+        .isEqualTo(
+            rows("SELECT id, IF(id = 1, data + 1, data), p FROM v UNION ALL SELECT 1L, 99, 'a'"));
+  }
+
+  @Test
   void serializableUpdateAcceptsRowsAddedMeanwhileToAnotherPartition() throws Exception {
     createTable("PARTITIONED BY (p) TBLPROPERTIES ('format-version'='2')");
     DataFile extra = fileOfAnotherTable("(7, 70, 'z')");
