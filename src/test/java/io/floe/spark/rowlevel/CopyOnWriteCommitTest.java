@@ -222,6 +222,31 @@ class CopyOnWriteCommitTest extends RowLevelTestBase {
     }
   }
 
+  @Test
+  void underWriteAuditPublishTheCommitsAreStaged() {
+    createTable(
+        "PARTITIONED BY (p) TBLPROPERTIES ('format-version'='2', 'write.wap.enabled'='true')");
+    long head = current().snapshotId();
+    spark.conf().set("spark.wap.id", "audit-1");
+    try {
+      sql("UPDATE " + TABLE + " SET data = 0 WHERE id = 1");
+      sql("DELETE FROM " + TABLE + " WHERE p = 'c'");
+    } finally {
+      spark.conf().unset("spark.wap.id");
+    }
+
+    assertThat(current().snapshotId()).isEqualTo(head);
+    assertTableIs("SELECT * FROM v");
+    List<Snapshot> staged = new java.util.ArrayList<>();
+    for (Snapshot snapshot : icebergTable("db.t").snapshots()) {
+      if ("audit-1".equals(snapshot.summary().get("wap.id"))) {
+        staged.add(snapshot);
+      }
+    }
+    assertThat(staged).hasSize(2);
+    assertThat(staged).allSatisfy(s -> assertThat(s.summary()).containsKey("floe.commit-id"));
+  }
+
   /** A data file of a table with the same schema, holding the rows; committed to neither. */
   private static DataFile fileOfAnotherTable(String values) throws Exception {
     Table target = icebergTable("db.t");
