@@ -38,6 +38,7 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   private final Table table;
   private final TableLoader loader;
   private final Command command;
+  private final Map<String, String> operationOptions;
   private final WriteOptions options;
   private final IsolationLevel isolationLevel;
   private final Snapshot snapshot;
@@ -48,10 +49,8 @@ final class CopyOnWriteOperation implements RowLevelOperation {
     this.table = Objects.requireNonNull(table, "table is null");
     this.loader = Objects.requireNonNull(loader, "loader is null");
     this.command = info.command();
-    WriteOptions resolved =
-        WriteOptions.resolve(
-            table.name(), info.options().asCaseSensitiveMap(), SQLConf.get(), table.properties());
-    this.options = branch == null ? resolved : resolved.onBranch(table.name(), branch);
+    this.operationOptions = Map.copyOf(info.options().asCaseSensitiveMap());
+    this.options = resolve(operationOptions, branch);
     this.isolationLevel =
         RowLevelIsolation.resolve(
             table.name(), command, options.isolationLevel(), table.properties());
@@ -107,10 +106,15 @@ final class CopyOnWriteOperation implements RowLevelOperation {
     if (given.isEmpty()) {
       return options;
     }
-    Map<String, String> merged = new HashMap<>(given);
+    Map<String, String> merged = new HashMap<>(operationOptions);
+    merged.putAll(given);
+    return resolve(merged, options.branch());
+  }
+
+  private WriteOptions resolve(Map<String, String> given, String branch) {
     WriteOptions resolved =
-        WriteOptions.resolve(table.name(), merged, SQLConf.get(), table.properties());
-    return options.branch() == null ? resolved : resolved.onBranch(table.name(), options.branch());
+        WriteOptions.resolve(table.name(), given, SQLConf.get(), table.properties());
+    return branch == null ? resolved : resolved.onBranch(table.name(), branch);
   }
 
   @Override
