@@ -7,6 +7,7 @@ import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.TimeTravel;
 import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
+import io.floe.spark.rowlevel.MetadataDelete;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
@@ -29,6 +30,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
@@ -36,6 +38,7 @@ import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
@@ -56,7 +59,8 @@ public class FloeTable
         SupportsWrite,
         SupportsMetadataColumns,
         TruncatableTable,
-        SupportsRowLevelOperations {
+        SupportsRowLevelOperations,
+        SupportsDeleteV2 {
   private static final Set<TableCapability> DATA_CAPABILITIES =
       EnumSet.of(
           TableCapability.BATCH_READ,
@@ -238,6 +242,27 @@ public class FloeTable
               + ": time travel is read-only");
     }
     return new FloeRowLevelOperationBuilder(table, loader, branch, info);
+  }
+
+  /**
+   * Whether a DELETE with this condition can remove whole data files without a job (see {@link
+   * MetadataDelete}); when not, Spark plans the row-level operation instead.
+   */
+  @Override
+  public boolean canDeleteWhere(Predicate[] predicates) {
+    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
+      return false;
+    }
+    return MetadataDelete.canDelete(table, branch, predicates);
+  }
+
+  /** A metadata-only DELETE: one DeleteFiles of the files {@link #canDeleteWhere} accepted. */
+  @Override
+  public void deleteWhere(Predicate[] predicates) {
+    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
+      throw new UnsupportedOperationException("Cannot delete from " + name() + ": the table is read-only");
+    }
+    MetadataDelete.run(loader, branch, predicates);
   }
 
   /**

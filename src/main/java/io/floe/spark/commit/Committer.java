@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.OverwriteFiles;
@@ -440,6 +441,14 @@ public final class Committer {
             rewrite.validateFromSnapshot(from);
           }
           return rewrite;
+        }
+      case DELETE_FILES:
+        {
+          DeleteFiles delete = table.newDelete();
+          request.changes().removedDataFiles().forEach(delete::deleteFile);
+          // a file rewritten or removed meanwhile must fail the delete, not be skipped silently
+          delete.validateFilesExist();
+          return delete;
         }
       default:
         throw new IllegalArgumentException(

@@ -16,5 +16,10 @@ public enum WriteMode {
   /** Merge-on-read DELETE, UPDATE or MERGE: adds delete files and data files in one RowDelta. */
   ROW_DELTA,
   /** Compaction: the same rows in new files, in one RewriteFiles. */
-  REWRITE
+  REWRITE,
+  /**
+   * Metadata-only DELETE: removes whole data files ({@link FileChanges#removedDataFiles}) in one
+   * DeleteFiles that fails if any of them is gone by commit time; adds no file.
+   */
+  DELETE_FILES
 }

@@ -1,0 +1,128 @@
+package io.floe.spark.rowlevel;
+
+import io.floe.spark.commit.TableLoader;
+import io.floe.spark.commit.WriteMode;
+import io.floe.spark.write.WriteContext;
+import io.floe.spark.write.WriteOptions;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.SerializableTable;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperation;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A copy-on-write DELETE, UPDATE or MERGE: reads every row of the files that hold a changed row
+ * (at the head of its branch when the operation was built, so the scan and the commit's validation
+ * agree on one snapshot), and replaces those files with the rows that stay.
+ *
+ * <p>Spark asks for the scan first and then for the write, once each; the write commits against
+ * the scan Spark built. The operation asks for {@code _file} (the runtime filter's column and the
+ * files the commit removes) and, for DELETE and UPDATE, {@code _pos}.
+ */
+final class CopyOnWriteOperation implements RowLevelOperation {
+  private final Table table;
+  private final TableLoader loader;
+  private final Command command;
+  private final Map<String, String> operationOptions;
+  private final WriteOptions options;
+  private final IsolationLevel isolationLevel;
+  private final Snapshot snapshot;
+  private CopyOnWriteScan scan;
+
+  CopyOnWriteOperation(
+      Table table, TableLoader loader, String branch, RowLevelOperationInfo info) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.loader = Objects.requireNonNull(loader, "loader is null");
+    this.command = info.command();
+    this.operationOptions = Map.copyOf(info.options().asCaseSensitiveMap());
+    this.options = resolve(operationOptions, branch);
+    this.isolationLevel =
+        RowLevelIsolation.resolve(
+            table.name(), command, options.isolationLevel(), table.properties());
+    this.snapshot = head(table, options.branch());
+  }
+
+  private static Snapshot head(Table table, String branch) {
+    SnapshotRef ref = branch == null ? null : table.refs().get(branch);
+    return ref == null ? table.currentSnapshot() : table.snapshot(ref.snapshotId());
+  }
+
+  @Override
+  public Command command() {
+    return command;
+  }
+
+  @Override
+  public String description() {
+    return "Floe copy-on-write " + command + " of " + table.name();
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap scanOptions) {
+    Long snapshotId = snapshot == null ? null : snapshot.snapshotId();
+    return new CopyOnWriteScanBuilder(table, snapshotId, scanOptions, built -> this.scan = built);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    return new WriteBuilder() {
+      @Override
+      public Write build() {
+        WriteOptions writeOptions = withWriteOptions(info);
+        String commitId =
+            writeOptions.commitId() != null ? writeOptions.commitId() : UUID.randomUUID().toString();
+        WriteContext context =
+            new WriteContext(
+                loader,
+                SerializableTable.copyOf(table),
+                WriteMode.COPY_ON_WRITE,
+                null,
+                commitId,
+                snapshot == null ? null : snapshot.snapshotId(),
+                writeOptions);
+        return new CopyOnWriteWrite(context, command, scan, isolationLevel);
+      }
+    };
+  }
+
+  /** The operation's options with the write's own (Spark passes the relation's options) on top. */
+  private WriteOptions withWriteOptions(LogicalWriteInfo info) {
+    Map<String, String> given = info.options().asCaseSensitiveMap();
+    if (given.isEmpty()) {
+      return options;
+    }
+    Map<String, String> merged = new HashMap<>(operationOptions);
+    merged.putAll(given);
+    return resolve(merged, options.branch());
+  }
+
+  private WriteOptions resolve(Map<String, String> given, String branch) {
+    WriteOptions resolved =
+        WriteOptions.resolve(table.name(), given, SQLConf.get(), table.properties());
+    return branch == null ? resolved : resolved.onBranch(table.name(), branch);
+  }
+
+  @Override
+  public NamedReference[] requiredMetadataAttributes() {
+    NamedReference file = Expressions.column(MetadataColumns.FILE_PATH.name());
+    if (command == Command.MERGE) {
+      return new NamedReference[] {file};
+    }
+    return new NamedReference[] {file, Expressions.column(MetadataColumns.ROW_POSITION.name())};
+  }
+}

@@ -1,0 +1,127 @@
+package io.floe.spark.rowlevel;
+
+import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.read.ReadOptions;
+import io.floe.spark.read.plan.manifest.DataManifestPlanner;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Builds the scan of a copy-on-write operation: Floe's scan of one snapshot, which must return
+ * every row of each file it reads, since the rows a DELETE or UPDATE leaves alone are copied.
+ *
+ * <p>Spark pushes the operation's condition here only to choose which files to read; it filters
+ * the rows itself. So the condition prunes whole files (by partition and by column metrics, as
+ * Iceberg's planning does) but never row groups inside a file: the files are planned without a
+ * filter, so their tasks carry no residual, and then the files the condition cannot match are
+ * dropped. Every predicate is handed back to Spark.
+ */
+final class CopyOnWriteScanBuilder
+    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
+  private final Table table;
+  private final Long snapshotId;
+  private final FloeScanBuilder delegate;
+  private final Consumer<CopyOnWriteScan> onBuild;
+  private final Set<Integer> ignoredMetricsFieldIds;
+  private Expression filter = Expressions.alwaysTrue();
+  private Predicate[] pushed = new Predicate[0];
+
+  /**
+   * @param table the table as the operation loaded it
+   * @param snapshotId the snapshot the operation reads (its branch's head), or null for none
+   * @param onBuild told of the scan built, which the operation's commit removes the files of
+   */
+  CopyOnWriteScanBuilder(
+      Table table,
+      Long snapshotId,
+      CaseInsensitiveStringMap options,
+      Consumer<CopyOnWriteScan> onBuild) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.onBuild = Objects.requireNonNull(onBuild, "onBuild is null");
+    this.snapshotId = snapshotId;
+    this.delegate = new FloeScanBuilder(table, snapshotId, table.schema(), options);
+    this.ignoredMetricsFieldIds =
+        ReadOptions.resolve(options.asCaseSensitiveMap(), SQLConf.get(), table.properties())
+            .ignoredMetricsFieldIds(table.schema());
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    Expression converted = Expressions.alwaysTrue();
+    for (Predicate predicate : predicates) {
+      Optional<Expression> expression =
+          SparkPredicates.convert(predicate, table.schema(), SQLConf.get().caseSensitiveAnalysis());
+      if (expression.isPresent() && !namesIgnoredMetricsColumn(expression.get())) {
+        converted = Expressions.and(converted, expression.get());
+      }
+    }
+    this.filter = Expressions.and(filter, converted);
+    this.pushed = predicates.clone();
+    return predicates;
+  }
+
+  /**
+   * Whether the expression names a column whose file metrics must not be trusted ({@code
+   * read.metrics.ignore-columns}): it would prune files by them, and a file wrongly pruned here
+   * keeps rows the operation should change.
+   */
+  private boolean namesIgnoredMetricsColumn(Expression expression) {
+    if (ignoredMetricsFieldIds.isEmpty()) {
+      return false;
+    }
+    try {
+      return Binder.boundReferences(table.schema().asStruct(), List.of(expression), true).stream()
+          .anyMatch(ignoredMetricsFieldIds::contains);
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pushed.clone();
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    delegate.pruneColumns(requiredSchema);
+  }
+
+  @Override
+  public Scan build() {
+    FloeScan planned = (FloeScan) delegate.build();
+    Set<String> candidates = null;
+    // a condition names columns of the table's schema; a snapshot planned in another schema (a
+    // branch behind a rename) is not pruned by it, which only reads more files
+    if (snapshotId != null
+        && filter.op() != Expression.Operation.TRUE
+        && DataManifestPlanner.planningSchema(table, snapshotId).sameSchema(table.schema())) {
+      Set<String> matching = new HashSet<>();
+      DataManifestPlanner.planFiles(
+          table, snapshotId, filter, true, List.of(),
+          task -> matching.add(task.file().location()));
+      candidates = matching;
+    }
+    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), planned, filter, candidates);
+    onBuild.accept(scan);
+    return scan;
+  }
+}
