@@ -31,6 +31,9 @@ public final class FloeRowLevelOperationBuilder implements RowLevelOperationBuil
   @Override
   public RowLevelOperation build() {
     RowLevelMode mode = RowLevelMode.of(table.name(), info.command(), table.properties());
+    if (mode == RowLevelMode.MERGE_ON_READ) {
+      return new MergeOnReadOperation(table, loader, branch, info);
+    }
     throw new UnsupportedOperationException(
         "Cannot " + info.command().name() + " " + table.name() + ": " + mode.propertyValue()
             + " row-level operations are not supported yet");
