@@ -15,12 +15,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.spark.sql.connector.write.DeltaBatchWrite;
@@ -49,6 +51,7 @@ import org.slf4j.LoggerFactory;
 public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
   private static final Logger LOG = LoggerFactory.getLogger(FloeDeltaBatchWrite.class);
   private static final String MERGE_PREFIX = "spark.merge-into.";
+  private static final int MAX_VECTOR_MERGES = 3;
 
   private final DeltaContext context;
   private final CommitStats commitStats;
@@ -134,19 +137,63 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
         context.command(), context.tableName(), dataFiles.size(), deleteFiles.size(),
         rewritten.size(), context.validateFromSnapshotId(), context.conflictFilter(),
         context.isolationLevel());
+    Table live = context.loader().load();
     CommitOutcome outcome;
+    List<String> merged = new ArrayList<>();
+    CommitRequest[] committed = {request};
     try {
-      Table live = context.loader().load();
-      outcome = new Committer(live, context.tableName(), commitStats).commit(request);
+      outcome = commitMergingVectors(live, committed, merged);
     } catch (CommitStateUnknownError | Error e) {
       // an Error may strike after the catalog accepted the commit: nothing about it is certain
       keepFiles.set(true);
       throw e;
+    } catch (RuntimeException e) {
+      // certain: the vectors merged for a retry are referenced by nothing; abort removes the rest
+      ConcurrentDeletionVectors.deleteQuietly(live, merged);
+      throw e;
     }
     if (outcome.writtenFilesUnused()) {
       deleteQuietly(written);
+      ConcurrentDeletionVectors.deleteQuietly(live, merged);
     } else {
       keepFiles.set(true);
+      // Puffin files whose every vector a merged one replaced are referenced by nothing
+      Set<String> unused = new LinkedHashSet<>(merged);
+      deleteFiles.forEach(file -> unused.add(file.location()));
+      committed[0].changes().addedDeleteFiles().forEach(file -> unused.remove(file.location()));
+      ConcurrentDeletionVectors.deleteQuietly(live, unused);
+    }
+  }
+
+  /**
+   * Commits the request; on a format v3 table whose validation failed because other operations
+   * committed deletion vectors for the same data files, merges the vectors and commits again (a
+   * few times at most), as {@link ConcurrentDeletionVectors} decides it may.
+   */
+  private CommitOutcome commitMergingVectors(
+      Table live, CommitRequest[] committed, List<String> merged) {
+    CommitRequest request = committed[0];
+    for (int attempt = 1; ; attempt += 1) {
+      try {
+        return new Committer(live, context.tableName(), commitStats).commit(request);
+      } catch (ValidationException e) {
+        if (!context.writerSettings().deletionVectors() || attempt > MAX_VECTOR_MERGES) {
+          throw e;
+        }
+        Optional<ConcurrentDeletionVectors.Resolution> resolution;
+        try {
+          resolution = ConcurrentDeletionVectors.resolve(live, context.command(), request);
+        } catch (RuntimeException mergeFailure) {
+          e.addSuppressed(mergeFailure);
+          throw e;
+        }
+        if (resolution.isEmpty()) {
+          throw e;
+        }
+        merged.addAll(resolution.get().written());
+        request = resolution.get().request();
+        committed[0] = request;
+      }
     }
   }
 
