@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * deletes from; none adds a delete file other than a deletion vector; under serializable isolation
  * none adds a data file that may hold rows the operation read (its conflict filter); and, for an
  * UPDATE or MERGE, no other vector deletes a row this operation deleted (the row would have been
- * changed twice). Two DELETEs of the same row are harmless and are merged.
+ * changed twice). Two DELETEs of the same row are harmless and are merged. A DELETE is also tried
+ * again, unmerged, when the other operations only deleted rows of other data files.
  */
 final class ConcurrentDeletionVectors {
   private static final Logger LOG = LoggerFactory.getLogger(ConcurrentDeletionVectors.class);
@@ -142,7 +143,15 @@ final class ConcurrentDeletionVectors {
       }
     }
     if (theirs.isEmpty()) {
-      return giveUp(live, "no other vector of its data files was committed");
+      if (command != Command.DELETE) {
+        return giveUp(live, "no other vector of its data files was committed");
+      }
+      // other data files' rows were deleted: a DELETE's outcome does not depend on them
+      LOG.info(
+          "Vectors of other data files of {} were committed up to snapshot {}; committing again",
+          live.name(), head.snapshotId());
+      return Optional.of(
+          new Resolution(retry(request, request.changes(), head.snapshotId()), List.of()));
     }
     return merge(live, command, request, ours, ourPrevious, theirs, removedSince, head);
   }
@@ -226,25 +235,29 @@ final class ConcurrentDeletionVectors {
             changes.referencedDataFiles(),
             changes.conflictFilter(),
             changes.dataSequenceNumber());
-    CommitRequest retry =
-        new CommitRequest(
-            request.mode(),
-            request.dataFiles(),
-            request.overwriteFilter(),
-            request.commitId(),
-            request.searchWholeAncestry(),
-            request.startingSnapshotId(),
-            request.branch(),
-            request.wapId(),
-            request.snapshotProperties(),
-            request.isolationLevel(),
-            head.snapshotId(),
-            merged);
+    CommitRequest retry = retry(request, merged, head.snapshotId());
     LOG.info(
         "Merged {} deletion vectors of {} with those committed concurrently up to snapshot {};"
             + " committing again",
         theirs.size(), live.name(), head.snapshotId());
     return Optional.of(new Resolution(retry, written));
+  }
+
+  /** The request with other changes, validated from another snapshot. */
+  private static CommitRequest retry(CommitRequest request, FileChanges changes, long from) {
+    return new CommitRequest(
+        request.mode(),
+        request.dataFiles(),
+        request.overwriteFilter(),
+        request.commitId(),
+        request.searchWholeAncestry(),
+        request.startingSnapshotId(),
+        request.branch(),
+        request.wapId(),
+        request.snapshotProperties(),
+        request.isolationLevel(),
+        from,
+        changes);
   }
 
   private static Optional<Resolution> giveUp(Table live, String why) {

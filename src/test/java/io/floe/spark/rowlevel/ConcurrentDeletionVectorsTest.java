@@ -162,6 +162,19 @@ class ConcurrentDeletionVectorsTest extends SparkTestBase {
   }
 
   @Test
+  void deleteFromAnotherDataFileThanAConcurrentDeleteCommits() {
+    String table = create("other_file");
+    sql("INSERT INTO %s SELECT /*+ COALESCE(1) */ CAST(id AS INT), concat('v', id) FROM range(20, 30)", table);
+    concurrentlyDeleteBeforeNextCommit("other_file", 3);
+
+    sql("DELETE FROM %s WHERE id = 25", table);
+
+    assertRows(
+        "other_file", "SELECT CAST(id AS INT), concat('v', id) FROM range(30) WHERE id NOT IN (3, 25)");
+    assertThat(liveVectorCardinalities("other_file")).containsExactly(1L, 1L);
+  }
+
+  @Test
   void deletesMergeWithAVectorBothStartedFrom() {
     String table = create("from_previous");
     sql("DELETE FROM %s WHERE id = 1", table);
