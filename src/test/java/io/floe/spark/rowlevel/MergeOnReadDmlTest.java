@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -133,6 +134,30 @@ class MergeOnReadDmlTest extends SparkTestBase {
     assertThat(summary).containsEntry("spark.merge-into.num-target-rows-inserted", "4");
     assertThat(summary).containsEntry("spark.merge-into.num-target-rows-matched-deleted", "5");
     assertThat(summary).containsKey(Committer.COMMIT_ID_KEY);
+  }
+
+  @ParameterizedTest(name = "v{0}, partitioned {1}")
+  @MethodSource("tables")
+  void mergeThroughTheDataFrameApiEqualsTheSameMergeOverTheView(
+      int formatVersion, boolean partitioned) throws Exception {
+    MergeOnReadTables t = table("dfmerge", formatVersion, partitioned);
+    spark.sql(
+            "SELECT CAST(id AS INT) AS id, 'm' AS dep, CAST(-id AS INT) AS val FROM range(15, 25)")
+        .createOrReplaceTempView("mor_df_source");
+
+    spark.table("mor_df_source").as("s")
+        .mergeInto(t.table(), functions.expr(t.table() + ".id = s.id"))
+        .whenMatched()
+        .updateAll()
+        .whenNotMatched()
+        .insertAll()
+        .merge();
+
+    t.assertRows(
+        "SELECT id, dep, val FROM " + MergeOnReadTables.VIEW
+            + " WHERE NOT coalesce(id BETWEEN 15 AND 24, false)"
+            + " UNION ALL SELECT id, dep, val FROM mor_df_source");
+    assertThat(t.assertOneDeleteFilePerDataFile()).isPositive();
   }
 
   @ParameterizedTest(name = "v{0}, partitioned {1}")
