@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.deletes.DeleteGranularity;
@@ -55,6 +56,44 @@ public record DeltaWriterSettings(
   /** The read-only table copy the task writes with. */
   public Table table() {
     return data.table();
+  }
+
+  /** Equal settings: the same data settings and delete layout, and the same previous deletes. */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof DeltaWriterSettings that)) {
+      return false;
+    }
+    return data.equals(that.data)
+        && deletionVectors == that.deletionVectors
+        && granularity == that.granularity
+        && targetDeleteFileSizeBytes == that.targetDeleteFileSizeBytes
+        && fileOrdinal == that.fileOrdinal
+        && positionOrdinal == that.positionOrdinal
+        && specIdOrdinal == that.specIdOrdinal
+        && partitionOrdinal == that.partitionOrdinal
+        && describe(previousDeletes).equals(describe(that.previousDeletes));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(data, deletionVectors, granularity, previousDeletes.keySet());
+  }
+
+  // delete files have no equality of their own: compare what names them
+  private static Map<String, List<String>> describe(Map<String, List<DeleteFile>> deletes) {
+    Map<String, List<String>> described = new TreeMap<>();
+    deletes.forEach(
+        (dataFile, files) ->
+            described.put(
+                dataFile,
+                files.stream()
+                    .map(file -> file.location() + "@" + file.contentOffset() + "#" + file.recordCount())
+                    .toList()));
+    return described;
   }
 
   @Override
