@@ -1,5 +1,6 @@
 package io.floe.spark.rowlevel;
 
+import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -175,6 +176,30 @@ class MergeOnReadCommitTest extends SparkTestBase {
         .hasStackTraceContaining("write.merge.isolation-level")
         .hasStackTraceContaining("eventual");
     assertThat(snapshots(t.iceberg())).hasSize(snapshotsBefore);
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void updateWritingNullIntoARequiredColumnFailsNamingItAndChangesNothing(int formatVersion) {
+    String table = "floe.morc.required_v" + formatVersion;
+    sql("DROP TABLE IF EXISTS %s", table);
+    sql(
+        "CREATE TABLE %s (id INT NOT NULL, data STRING) USING iceberg TBLPROPERTIES"
+            + " ('format-version' = '%d', 'write.update.mode' = 'merge-on-read')",
+        table, formatVersion);
+    sql("INSERT INTO %s VALUES (1, 'a'), (2, 'b')", table);
+    Table before = icebergTable(spark, "morc.required_v" + formatVersion);
+    List<Path> filesBefore = filesOnDisk(before);
+
+    assertThatThrownBy(
+            () -> sql("UPDATE %s SET id = CASE WHEN data = 'a' THEN NULL ELSE id END", table))
+        .hasStackTraceContaining("NULL value appeared in non-nullable field: \nid");
+
+    Table after = icebergTable(spark, "morc.required_v" + formatVersion);
+    assertThat(after.currentSnapshot().snapshotId()).isEqualTo(before.currentSnapshot().snapshotId());
+    assertThat(filesOnDisk(after)).isEqualTo(filesBefore);
+    assertThat(sql("SELECT id, data FROM %s ORDER BY id", table).toString())
+        .isEqualTo("[[1,a], [2,b]]");
   }
 
   private static List<Snapshot> snapshots(Table table) {
