@@ -1,5 +1,6 @@
 package io.floe.spark.rowlevel;
 
+import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -200,6 +201,30 @@ class MergeOnReadCommitTest extends SparkTestBase {
     assertThat(filesOnDisk(after)).isEqualTo(filesBefore);
     assertThat(sql("SELECT id, data FROM %s ORDER BY id", table).toString())
         .isEqualTo("[[1,a], [2,b]]");
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void deleteOnABranchChangesOnlyTheBranch(int formatVersion) {
+    MergeOnReadTables t =
+        MergeOnReadTables.create(spark, "morc.branch_v" + formatVersion, formatVersion, true, Map.of());
+    t.iceberg().manageSnapshots().createBranch("audit").commit();
+    long mainHead = t.iceberg().currentSnapshot().snapshotId();
+
+    sql("DELETE FROM %s.branch_audit WHERE id < 30", t.table());
+    sql("UPDATE %s.branch_audit SET val = 0 WHERE dep = 'a'", t.table());
+
+    assertThat(t.iceberg().currentSnapshot().snapshotId()).isEqualTo(mainHead);
+    t.assertRows("SELECT id, dep, val FROM " + MergeOnReadTables.VIEW);
+    List<String> expected =
+        canonicalRows(
+            sql(
+                "SELECT id, dep, CASE WHEN coalesce(dep = 'a', false) THEN 0 ELSE val END FROM %s"
+                    + " WHERE NOT coalesce(id < 30, false)",
+                MergeOnReadTables.VIEW));
+    assertThat(canonicalRows(sql("SELECT id, dep, val FROM %s.branch_audit", t.table())))
+        .isEqualTo(expected);
+    assertThat(t.iceberg().snapshot("audit").summary()).containsKey(Committer.COMMIT_ID_KEY);
   }
 
   private static List<Snapshot> snapshots(Table table) {
