@@ -4,17 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.commit.Committer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * DELETE, UPDATE and MERGE on merge-on-read tables, format v2 and v3, partitioned and not: each
@@ -182,6 +189,39 @@ class MergeOnReadDmlTest extends SparkTestBase {
         .isNotNull();
     assertThat(afterFirst.currentSnapshot().snapshotId())
         .isEqualTo(t.iceberg().currentSnapshot().parentId());
+  }
+
+  @ParameterizedTest(name = "v{0}")
+  @ValueSource(ints = {2, 3})
+  void deletesFollowEachDataFilesOwnSpecAfterPartitionEvolution(int formatVersion) {
+    MergeOnReadTables t = table("evolved", formatVersion, false);
+    t.iceberg().updateSpec().addField("dep").commit();
+    sql("INSERT INTO %s VALUES (100, 'a', 1), (101, 'b', 2), (102, NULL, 3)", t.table());
+
+    sql("DELETE FROM %s WHERE id %% 2 = 0", t.table());
+    sql("UPDATE %s SET val = -val WHERE id %% 3 = 0", t.table());
+
+    t.assertRows(
+        "SELECT id, dep, CASE WHEN coalesce(id % 3 = 0, false) THEN -val ELSE val END FROM ("
+            + "SELECT id, dep, val FROM " + MergeOnReadTables.VIEW
+            + " UNION ALL SELECT 100, 'a', 1 UNION ALL SELECT 101, 'b', 2 UNION ALL SELECT 102, NULL, 3)"
+            + " WHERE NOT coalesce(id % 2 = 0, false)");
+    t.assertOneDeleteFilePerDataFile();
+    Table table = t.iceberg();
+    Set<Integer> specsWithDeletes = new TreeSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        for (DeleteFile delete : task.deletes()) {
+          assertThat(delete.specId()).isEqualTo(task.file().specId());
+          assertThat(delete.partition().toString()).isEqualTo(task.file().partition().toString());
+          specsWithDeletes.add(delete.specId());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    assertThat(specsWithDeletes).containsExactly(0, 1);
   }
 
   private static long totalDeletes(MergeOnReadTables t) {
