@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.commit.CommitStats;
 import io.floe.spark.write.exec.WriteMetrics;
+import java.util.Locale;
 import java.util.Objects;
 import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.expressions.SortOrder;
@@ -56,7 +57,7 @@ public final class FloeDeltaWrite implements DeltaWrite, RequiresDistributionAnd
         + (context.writerSettings().deletionVectors()
             ? "deletion vectors"
             : "position deletes by " + context.writerSettings().granularity())
-        + ", " + context.isolationLevel().name().toLowerCase(java.util.Locale.ROOT)
+        + ", " + context.isolationLevel().name().toLowerCase(Locale.ROOT)
         + " isolation) [commit id " + context.commitId() + "]";
   }
 
@@ -87,6 +88,7 @@ public final class FloeDeltaWrite implements DeltaWrite, RequiresDistributionAnd
 
   @Override
   public String toString() {
-    return "FloeDeltaWrite{" + context + ", " + distribution + "}";
+    // EXPLAIN prints this: the operation and its mode come first
+    return "FloeDeltaWrite{" + description() + ", " + distribution + ", " + context + "}";
   }
 }

@@ -227,6 +227,19 @@ class MergeOnReadCommitTest extends SparkTestBase {
     assertThat(t.iceberg().snapshot("audit").summary()).containsKey(Committer.COMMIT_ID_KEY);
   }
 
+  @Test
+  void explainNamesTheOperationItsModeAndTheDeleteKind() {
+    MergeOnReadTables t = MergeOnReadTables.create(spark, "morc.explain", 3, true, Map.of());
+
+    String plan =
+        sql("EXPLAIN DELETE FROM %s WHERE id = 3", t.table()).get(0).getString(0);
+
+    assertThat(plan)
+        .contains("WriteDelta")
+        .contains("Floe merge-on-read DELETE on " + t.table() + " (deletion vectors, serializable isolation)")
+        .contains("_spec_id ASC NULLS FIRST, _partition ASC NULLS FIRST, _file ASC NULLS FIRST, _pos ASC NULLS FIRST");
+  }
+
   private static List<Snapshot> snapshots(Table table) {
     List<Snapshot> snapshots = new ArrayList<>();
     table.snapshots().forEach(snapshots::add);
