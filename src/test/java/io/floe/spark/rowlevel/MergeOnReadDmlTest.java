@@ -1,11 +1,13 @@
 package io.floe.spark.rowlevel;
 
+import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.commit.Committer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -222,6 +224,33 @@ class MergeOnReadDmlTest extends SparkTestBase {
       throw new UncheckedIOException(e);
     }
     assertThat(specsWithDeletes).containsExactly(0, 1);
+  }
+
+  @ParameterizedTest(name = "v{0}")
+  @ValueSource(ints = {2, 3})
+  void mergeIntoAnEmptyTableInsertsAndADeleteMatchingNothingCommitsNothing(int formatVersion) {
+    String table = "floe.mor.empty_v" + formatVersion;
+    sql("DROP TABLE IF EXISTS %s", table);
+    sql(
+        "CREATE TABLE %s (id INT, dep STRING, val INT) USING iceberg PARTITIONED BY (dep)"
+            + " TBLPROPERTIES ('format-version' = '%d', 'write.delete.mode' = 'merge-on-read',"
+            + " 'write.merge.mode' = 'merge-on-read')",
+        table, formatVersion);
+
+    sql("DELETE FROM %s WHERE id = 1", table);
+    sql(
+        "MERGE INTO %s t USING (SELECT CAST(id AS INT) AS id, 'a' AS dep, 7 AS val FROM range(3)) s"
+            + " ON t.id = s.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *",
+        table);
+    sql("DELETE FROM %s WHERE id = 99", table);
+
+    assertThat(sql("SELECT id, dep, val FROM %s ORDER BY id", table).toString())
+        .isEqualTo("[[0,a,7], [1,a,7], [2,a,7]]");
+    List<Snapshot> snapshots = new ArrayList<>();
+    icebergTable(spark, "mor.empty_v" + formatVersion)
+        .snapshots()
+        .forEach(snapshots::add);
+    assertThat(snapshots).hasSize(1);
   }
 
   private static long totalDeletes(MergeOnReadTables t) {
