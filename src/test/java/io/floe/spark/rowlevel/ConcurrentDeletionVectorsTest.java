@@ -16,6 +16,11 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.BaseTable;
@@ -43,7 +48,8 @@ import org.junit.jupiter.api.Test;
  * one reaches the catalog ({@link FaultInjectingCatalog}), so this commit's validation sees the
  * concurrently added vector. The vectors are merged: one live vector holds both operations'
  * positions, and both readers see both changes. When both operations changed the same row, an
- * UPDATE still fails and leaves nothing behind.
+ * UPDATE still fails and leaves nothing behind. Two threads deleting different rows of one data file
+ * at once all succeed.
  */
 class ConcurrentDeletionVectorsTest extends SparkTestBase {
   private static final String CATALOG = "faultmor";
@@ -218,6 +224,36 @@ class ConcurrentDeletionVectorsTest extends SparkTestBase {
     CONCURRENT_FILES.forEach(location -> expectedFiles.add(Paths.get(URI.create(location))));
     assertThat(filesOnDisk(iceberg("update_same")))
         .containsExactlyInAnyOrderElementsOf(expectedFiles.stream().distinct().toList());
+  }
+
+  @Test
+  void deletesFromTwoThreadsOfDifferentRowsOfOneDataFileAllSucceed() throws Exception {
+    String table = create("threads");
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 3; round += 1) {
+        CyclicBarrier start = new CyclicBarrier(2);
+        List<Future<?>> deletes = new ArrayList<>();
+        for (int thread = 0; thread < 2; thread += 1) {
+          int id = round * 2 + thread;
+          deletes.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    sql("DELETE FROM %s WHERE id = %d", table, id);
+                    return null;
+                  }));
+        }
+        for (Future<?> delete : deletes) {
+          delete.get(120, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertRows("threads", "SELECT CAST(id AS INT), concat('v', id) FROM range(6, 20)");
+    assertThat(liveVectorCardinalities("threads")).containsExactly(6L);
   }
 
   private static void assertRows(String name, String expectedQuery) {
