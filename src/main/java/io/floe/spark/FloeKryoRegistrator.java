@@ -15,7 +15,10 @@ import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.FloeWrite;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
+import io.floe.spark.rowlevel.FloeDeltaWriterFactory;
 import io.floe.spark.write.exec.DataWriterSettings;
+import io.floe.spark.write.exec.DeltaTaskResult;
+import io.floe.spark.write.exec.DeltaWriterSettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -89,6 +92,9 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 WriteContext.class,
                 WriteOptions.class,
                 DataWriterSettings.class,
+                FloeDeltaWriterFactory.class,
+                DeltaWriterSettings.class,
+                DeltaTaskResult.class,
                 CatalogTableLoader.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,

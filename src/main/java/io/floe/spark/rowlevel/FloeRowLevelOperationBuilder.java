@@ -31,11 +31,8 @@ public final class FloeRowLevelOperationBuilder implements RowLevelOperationBuil
   @Override
   public RowLevelOperation build() {
     RowLevelMode mode = RowLevelMode.of(table.name(), info.command(), table.properties());
-    if (mode == RowLevelMode.COPY_ON_WRITE) {
-      return new CopyOnWriteOperation(table, loader, branch, info);
-    }
-    throw new UnsupportedOperationException(
-        "Cannot " + info.command().name() + " " + table.name() + ": " + mode.propertyValue()
-            + " row-level operations are not supported yet");
+    return mode == RowLevelMode.COPY_ON_WRITE
+        ? new CopyOnWriteOperation(table, loader, branch, info)
+        : new MergeOnReadOperation(table, loader, branch, info);
   }
 }

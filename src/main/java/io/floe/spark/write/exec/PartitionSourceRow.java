@@ -54,6 +54,18 @@ final class PartitionSourceRow implements StructLike {
     return new PartitionSourceRow(schema.asStruct(), needed, "");
   }
 
+  /**
+   * The wrapper for a Spark struct that holds values of {@code struct} itself, every field
+   * converted: a partition tuple as the {@code _partition} metadata column carries it.
+   */
+  static PartitionSourceRow forStruct(Types.StructType struct) {
+    Set<Integer> needed = new HashSet<>();
+    for (Types.NestedField field : struct.fields()) {
+      needed.add(field.fieldId());
+    }
+    return new PartitionSourceRow(struct, needed, "");
+  }
+
   /** Points this wrapper at the next row. */
   PartitionSourceRow wrap(InternalRow newRow) {
     this.row = newRow;

@@ -25,8 +25,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * ({@code write.metadata.metrics.*}), as Iceberg's own writer factories do.
  *
  * <p>Remembers the location of every file it opened, including one still open or left broken by a
- * failed write, so that an aborted task can delete them all. Serves data files only: Floe writes no
- * delete files. Not thread-safe; one per writer task.
+ * failed write, so that an aborted task can delete them all. Serves data files only: merge-on-read
+ * deletes are written by {@link PositionDeleteFileWriters} and {@link DeletionVectorWriter}. Not
+ * thread-safe; one per writer task.
  */
 final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
   private final Table table;

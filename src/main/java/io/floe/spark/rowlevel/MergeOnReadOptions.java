@@ -1,0 +1,138 @@
+package io.floe.spark.rowlevel;
+
+import io.floe.spark.util.OptionResolver;
+import io.floe.spark.write.WriteOptions;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.deletes.DeleteGranularity;
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
+import org.apache.spark.sql.internal.SQLConf;
+
+/**
+ * The settings of a merge-on-read DELETE, UPDATE or MERGE that an append does not have, resolved
+ * once on the driver in the order of every Floe write: the write option, then the session conf
+ * {@code spark.floe.write.<option>}, then the table property of the command, then the default
+ * (the official runtime's names and defaults).
+ *
+ * @param isolationLevel {@code isolation-level}, {@code write.<command>.isolation-level}:
+ *     serializable (the default) or snapshot
+ * @param granularity {@code delete-granularity}, {@code write.delete.granularity}: {@code file}
+ *     (the default) writes one position-delete file per data file, {@code partition} one per
+ *     partition; format v3 tables always write one deletion vector per data file
+ * @param distributionMode {@code distribution-mode}, {@code write.<command>.distribution-mode}:
+ *     hash (the default), range or none
+ * @param writeOptions the options left for {@link WriteOptions} to resolve (all but {@code
+ *     delete-granularity})
+ */
+public record MergeOnReadOptions(
+    IsolationLevel isolationLevel,
+    DeleteGranularity granularity,
+    DistributionMode distributionMode,
+    Map<String, String> writeOptions) {
+
+  /** The write option (and {@code spark.floe.write.} session conf) of the delete granularity. */
+  public static final String DELETE_GRANULARITY = "delete-granularity";
+
+  public MergeOnReadOptions {
+    Objects.requireNonNull(isolationLevel, "isolationLevel is null");
+    Objects.requireNonNull(granularity, "granularity is null");
+    Objects.requireNonNull(distributionMode, "distributionMode is null");
+    writeOptions = Map.copyOf(Objects.requireNonNull(writeOptions, "writeOptions is null"));
+  }
+
+  /**
+   * Resolves the settings of one operation.
+   *
+   * @throws IllegalArgumentException for a value that does not parse, naming the table, the option
+   *     or property and the values allowed
+   */
+  public static MergeOnReadOptions resolve(
+      String tableName,
+      Command command,
+      Map<String, String> options,
+      SQLConf session,
+      Map<String, String> tableProperties) {
+    String action = "Cannot " + command.name() + " " + tableName;
+    OptionResolver resolver =
+        new OptionResolver(action, options, session, WriteOptions.SESSION_PREFIX, tableProperties);
+    String isolationProperty = isolationProperty(command);
+    String isolation = resolver.string(WriteOptions.ISOLATION_LEVEL, isolationProperty);
+    String granularity = resolver.string(DELETE_GRANULARITY, TableProperties.DELETE_GRANULARITY);
+    String distributionProperty = distributionProperty(command);
+    String distribution = resolver.string(WriteOptions.DISTRIBUTION_MODE, distributionProperty);
+
+    Map<String, String> rest = new HashMap<>();
+    options.forEach(
+        (key, value) -> {
+          if (!key.equalsIgnoreCase(DELETE_GRANULARITY)) {
+            rest.put(key, value);
+          }
+        });
+    return new MergeOnReadOptions(
+        isolation == null
+            ? IsolationLevel.SERIALIZABLE
+            : parseIsolation(action, WriteOptions.ISOLATION_LEVEL, isolationProperty, isolation),
+        granularity == null ? DeleteGranularity.FILE : parseGranularity(action, granularity),
+        distribution == null
+            ? DistributionMode.HASH
+            : parseDistribution(action, distributionProperty, distribution),
+        rest);
+  }
+
+  static String isolationProperty(Command command) {
+    return switch (command) {
+      case DELETE -> TableProperties.DELETE_ISOLATION_LEVEL;
+      case UPDATE -> TableProperties.UPDATE_ISOLATION_LEVEL;
+      case MERGE -> TableProperties.MERGE_ISOLATION_LEVEL;
+    };
+  }
+
+  static String distributionProperty(Command command) {
+    return switch (command) {
+      case DELETE -> TableProperties.DELETE_DISTRIBUTION_MODE;
+      case UPDATE -> TableProperties.UPDATE_DISTRIBUTION_MODE;
+      case MERGE -> TableProperties.MERGE_DISTRIBUTION_MODE;
+    };
+  }
+
+  private static IsolationLevel parseIsolation(
+      String action, String option, String property, String value) {
+    String normalized = value.trim().toLowerCase(Locale.ROOT);
+    for (IsolationLevel level : IsolationLevel.values()) {
+      if (level.name().toLowerCase(Locale.ROOT).equals(normalized)) {
+        return level;
+      }
+    }
+    throw new IllegalArgumentException(
+        action + ": option '" + option + "' or table property '" + property
+            + "' must be serializable or snapshot, not '" + value + "'");
+  }
+
+  private static DeleteGranularity parseGranularity(String action, String value) {
+    String normalized = value.trim().toLowerCase(Locale.ROOT);
+    for (DeleteGranularity granularity : DeleteGranularity.values()) {
+      if (granularity.toString().equals(normalized)) {
+        return granularity;
+      }
+    }
+    throw new IllegalArgumentException(
+        action + ": option '" + DELETE_GRANULARITY + "' or table property '"
+            + TableProperties.DELETE_GRANULARITY + "' must be file or partition, not '" + value + "'");
+  }
+
+  private static DistributionMode parseDistribution(String action, String property, String value) {
+    for (DistributionMode mode : DistributionMode.values()) {
+      if (mode.modeName().equalsIgnoreCase(value.trim())) {
+        return mode;
+      }
+    }
+    throw new IllegalArgumentException(
+        action + ": option '" + WriteOptions.DISTRIBUTION_MODE + "' or table property '" + property
+            + "' must be none, hash or range, not '" + value + "'");
+  }
+}
