@@ -165,6 +165,6 @@ public final class DeltaDistribution implements Serializable {
         DistributionMode.HASH, options.advisoryPartitionSizeBytes(), options.outputSpecId(),
         options.wapId(), options.snapshotProperties(), options.checkNullability(),
         options.checkOrdering(), options.isolationLevel(), options.validateFromSnapshotId(),
-        options.fileWriteProperties(), options.pathBased());
+        options.fileWriteProperties(), options.pathBased(), options.mergeSchema());
   }
 }
