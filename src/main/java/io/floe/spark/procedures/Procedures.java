@@ -32,6 +32,7 @@ public final class Procedures {
     all.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
     all.put(RegisterTableProcedure.NAME, RegisterTableProcedure::new);
     all.put(RewriteManifestsProcedure.NAME, RewriteManifestsProcedure::new);
+    all.put(RewriteDataFilesProcedure.NAME, RewriteDataFilesProcedure::new);
     return Map.copyOf(all);
   }
 
