@@ -125,11 +125,49 @@ final class DataFileRewrite {
       LOG.info("{}: nothing to rewrite in {}", procedure, table.name());
       return new Outcome(0, 0, 0L, 0, 0);
     }
+    Outcome outcome;
     if (options.partialProgress()) {
-      return runWithPartialProgress(plan);
+      outcome = runWithPartialProgress(plan);
+    } else {
+      outcome = commit(plan, rewriteAll(plan));
     }
-    List<RewrittenGroup> rewritten = rewriteAll(plan);
-    return commit(plan, rewritten);
+    if (!options.removeDanglingDeletes()) {
+      return outcome;
+    }
+    int removed = removeDanglingDeletes();
+    return new Outcome(
+        outcome.rewrittenDataFiles(), outcome.addedDataFiles(), outcome.rewrittenBytes(),
+        outcome.failedDataFiles(), outcome.removedDeleteFiles() + removed);
+  }
+
+  /**
+   * Removes the delete files of the branch head that no longer apply to any live row, in one more
+   * {@code replace} snapshot; returns how many.
+   */
+  int removeDanglingDeletes() {
+    table.refresh();
+    org.apache.iceberg.Snapshot head = table.snapshot(branch);
+    List<DeleteFile> dangling = DanglingDeletes.find(table, head);
+    if (dangling.isEmpty()) {
+      return 0;
+    }
+    CommitRequest request =
+        new CommitRequest(
+            WriteMode.REWRITE,
+            List.of(),
+            null,
+            UUID.randomUUID().toString(),
+            false,
+            head.snapshotId(),
+            SnapshotRef.MAIN_BRANCH.equals(branch) ? null : branch,
+            null,
+            Map.of(),
+            null,
+            null,
+            new FileChanges(List.of(), List.of(), dangling, List.of(), null, null));
+    new Committer(table, table.name()).commit(request);
+    LOG.info("{} on {}: removed {} dangling delete files", procedure, table.name(), dangling.size());
+    return dangling.size();
   }
 
   /** A group and the files its job wrote. */

@@ -41,7 +41,8 @@ final class WhereFilter {
     try {
       Dataset<Row> filtered = spark.table(quotedTable).where(text);
       analyzed = filtered.queryExecution().analyzed();
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Spark's AnalysisException is checked, though Scala code throws it undeclared
       RuntimeException failure =
           fail.apply("cannot be parsed or resolved as a filter: " + text + " (" + e.getMessage() + ")");
       failure.initCause(e);

@@ -264,17 +264,45 @@ class RewriteDataFilesTest extends ProcedureTestBase {
   @Test
   void positionDeletedRowsStayDeleted() {
     appendSmallFiles(5);
+    addPositionDeleteToFirstFile();
+    snapshotRowsAsView();
+    assertThat(sql("SELECT count(*) FROM expected").get(0).getLong(0)).isEqualTo(14L);
+
+    assertThat(call("rewrite_data_files('%s')", TABLE).collectAsList().get(0).getInt(4))
+        .isEqualTo(0);
+
+    assertThat(dataFiles()).hasSize(1);
+    assertRowsEqualView();
+  }
+
+  @Test
+  void removeDanglingDeletesDropsTheDeleteFileOfARewrittenDataFile() {
+    appendSmallFiles(5);
+    addPositionDeleteToFirstFile();
+    snapshotRowsAsView();
+
+    List<Row> result =
+        call(
+                "rewrite_data_files(table => '%s', options => map('remove-dangling-deletes', "
+                    + "'true'))",
+                TABLE)
+            .collectAsList();
+
+    assertThat(result.get(0).getInt(0)).isEqualTo(5);
+    assertThat(result.get(0).getInt(4)).isEqualTo(1);
+    Table table = icebergTable(TABLE);
+    assertThat(table.currentSnapshot().deleteManifests(table.io()))
+        .allMatch(manifest -> !manifest.hasAddedFiles() && !manifest.hasExistingFiles());
+    assertThat(operations(TABLE).subList(operations(TABLE).size() - 2, operations(TABLE).size()))
+        .containsExactly("replace", "replace");
+    assertRowsEqualView();
+  }
+
+  private static void addPositionDeleteToFirstFile() {
     Table table = icebergTable(TABLE);
     DataFile first = ReadTestSupport.dataFiles(table).get(0);
     DeleteFile deletes = ReadTestSupport.positionDeletes(table, first, List.of(0L));
     table.newRowDelta().addDeletes(deletes).commit();
-    snapshotRowsAsView();
-    assertThat(sql("SELECT count(*) FROM expected").get(0).getLong(0)).isEqualTo(14L);
-
-    call("rewrite_data_files('%s')", TABLE).collectAsList();
-
-    assertThat(dataFiles()).hasSize(1);
-    assertRowsEqualView();
   }
 
   @Test
