@@ -145,16 +145,16 @@ final class FileGroupRewriter {
         new FileGroupWriteTask(
             new FloeDataWriterFactory(settings, UUID.randomUUID().toString()), written);
     spark.sparkContext().setJobDescription(description);
-    List<DataFile> files;
+    List<DataFile> files = new ArrayList<>();
     try {
-      files =
-          Dataset$.MODULE$
+      Dataset$.MODULE$
               .ofRows(spark, plan)
               .queryExecution()
               .toRdd()
               .toJavaRDD()
               .mapPartitions(task)
-              .collect();
+              .collect()
+              .forEach(message -> files.addAll(message.dataFiles()));
     } catch (RuntimeException | Error e) {
       deleteQuietly(new HashSet<>(written.value()), Set.of());
       throw e;

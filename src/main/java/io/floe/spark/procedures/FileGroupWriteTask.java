@@ -16,15 +16,15 @@ import org.apache.spark.util.CollectionAccumulator;
 
 /**
  * What each task of a compaction job runs on an executor: writes its partition's rows with Floe's
- * {@link FloeDataWriterFactory} (the same writers as an INSERT) and returns the data files, valid
- * once the task has finished. A failing task deletes the files it opened. Every finished task's
+ * {@link FloeDataWriterFactory} (the same writers as an INSERT) and returns its data files in one
+ * {@link FloeCommitMessage}, valid once the task has finished. A failing task deletes the files it opened. Every finished task's
  * file locations are also added to {@code written}, so that the driver can delete the files of the
  * tasks that finished when the job as a whole fails.
  *
  * <p>Carries the writer factory (a plain serializable value) and the accumulator; equality looks at
  * the factory only.
  */
-public final class FileGroupWriteTask implements FlatMapFunction<Iterator<InternalRow>, DataFile> {
+public final class FileGroupWriteTask implements FlatMapFunction<Iterator<InternalRow>, FloeCommitMessage> {
   private final FloeDataWriterFactory factory;
   private final CollectionAccumulator<String> written;
 
@@ -46,7 +46,7 @@ public final class FileGroupWriteTask implements FlatMapFunction<Iterator<Intern
   }
 
   @Override
-  public Iterator<DataFile> call(Iterator<InternalRow> rows) {
+  public Iterator<FloeCommitMessage> call(Iterator<InternalRow> rows) {
     TaskContext task = TaskContext.get();
     DataWriter<InternalRow> writer = factory.createWriter(task.partitionId(), task.taskAttemptId());
     List<DataFile> files;
@@ -65,7 +65,8 @@ public final class FileGroupWriteTask implements FlatMapFunction<Iterator<Intern
       close(writer);
     }
     files.forEach(file -> written.add(file.location()));
-    return files.iterator();
+    // the files travel back in the commit message Floe's writes already ship (and register)
+    return List.of(new FloeCommitMessage(files)).iterator();
   }
 
   private static void abortQuietly(DataWriter<InternalRow> writer, Throwable failure) {

@@ -33,6 +33,7 @@ public final class Procedures {
     all.put(RegisterTableProcedure.NAME, RegisterTableProcedure::new);
     all.put(RewriteManifestsProcedure.NAME, RewriteManifestsProcedure::new);
     all.put(RewriteDataFilesProcedure.NAME, RewriteDataFilesProcedure::new);
+    all.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
     return Map.copyOf(all);
   }
 
