@@ -34,6 +34,7 @@ public final class Procedures {
     all.put(RewriteManifestsProcedure.NAME, RewriteManifestsProcedure::new);
     all.put(RewriteDataFilesProcedure.NAME, RewriteDataFilesProcedure::new);
     all.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
+    all.put(AddFilesProcedure.NAME, AddFilesProcedure::new);
     return Map.copyOf(all);
   }
 
