@@ -3,6 +3,9 @@ package io.floe.spark;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.serializers.JavaSerializer;
 import io.floe.spark.catalog.CatalogTableLoader;
+import io.floe.spark.procedures.FileGroupWriteTask;
+import io.floe.spark.procedures.FooterMetricsTask;
+import io.floe.spark.procedures.OrphanFileTasks;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -90,6 +93,12 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 WriteOptions.class,
                 DataWriterSettings.class,
                 CatalogTableLoader.class,
+                FileGroupWriteTask.class,
+                FooterMetricsTask.class,
+                FooterMetricsTask.Source.class,
+                OrphanFileTasks.ListDirectory.class,
+                OrphanFileTasks.ManifestPaths.class,
+                OrphanFileTasks.UriParts.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,
