@@ -6,6 +6,7 @@ import io.floe.spark.catalog.CatalogTableLoader;
 import io.floe.spark.procedures.FileGroupWriteTask;
 import io.floe.spark.procedures.FooterMetricsTask;
 import io.floe.spark.procedures.OrphanFileTasks;
+import io.floe.spark.procedures.ZOrderValue;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -99,6 +100,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 OrphanFileTasks.ListDirectory.class,
                 OrphanFileTasks.ManifestPaths.class,
                 OrphanFileTasks.UriParts.class,
+                ZOrderValue.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,

@@ -31,7 +31,8 @@ import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.TableScanUtil;
-import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.classic.Dataset$;
 import org.apache.spark.sql.classic.SparkSession;
@@ -72,7 +73,14 @@ final class FileGroupRewriter {
   private final Table tableCopy;
   private final long startingSnapshotId;
   private final SortOrder sortOrder;
+  private final ZOrder zOrder;
   private final ReadOptions readOptions;
+
+  /**
+   * A z-order rewrite: the columns (as the table's schema names them) and the function that
+   * computes their interleaved value.
+   */
+  record ZOrder(List<String> columns, ZOrderValue value) {}
 
   /**
    * @param spark the session the jobs run in
@@ -87,6 +95,20 @@ final class FileGroupRewriter {
       Table table,
       long startingSnapshotId,
       SortOrder sortOrder) {
+    this(spark, functions, table, startingSnapshotId, sortOrder, null);
+  }
+
+  /**
+   * @param zOrder the z-order to sort each group by, or null; exclusive with {@code sortOrder}
+   */
+  FileGroupRewriter(
+      SparkSession spark,
+      FunctionCatalog functions,
+      Table table,
+      long startingSnapshotId,
+      SortOrder sortOrder,
+      ZOrder zOrder) {
+    this.zOrder = zOrder;
     this.spark = Objects.requireNonNull(spark, "spark is null");
     this.functions = Objects.requireNonNull(functions, "functions is null");
     this.table = Objects.requireNonNull(table, "table is null");
@@ -108,10 +130,10 @@ final class FileGroupRewriter {
   Result rewrite(RewriteFileGroup group, String description) {
     long start = System.nanoTime();
     PartitionSpec outputSpec = table.specs().get(group.outputSpecId());
-    boolean reorders =
-        sortOrder != null || !group.fileScanTasks().get(0).spec().equals(outputSpec);
+    boolean shuffles = sortOrder != null || zOrder != null;
+    boolean reorders = shuffles || !group.fileScanTasks().get(0).spec().equals(outputSpec);
     long splitSize =
-        sortOrder == null
+        !shuffles
             ? group.inputSplitSize()
             : readOptions.splitSize() != null
                 ? readOptions.splitSize()
@@ -123,7 +145,9 @@ final class FileGroupRewriter {
             Option.empty(),
             Option.empty());
     SortOrder order = sortOrder != null ? sortOrder : SortOrder.unsorted();
-    if (reorders) {
+    if (zOrder != null) {
+      plan = zOrdered(plan, group.expectedOutputFiles());
+    } else if (reorders) {
       plan =
           DistributionAndOrderingUtils$.MODULE$.prepareQuery(
               new OrderedGroupWrite(outputSpec, order, group.expectedOutputFiles()),
@@ -165,6 +189,25 @@ final class FileGroupRewriter {
     files.forEach(file -> kept.add(file.location()));
     deleteQuietly(new HashSet<>(written.value()), kept);
     return new Result(files, (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /**
+   * The rows range-partitioned into {@code files} tasks by their z-order value and sorted by it
+   * within each task, the value column dropped again.
+   */
+  private LogicalPlan zOrdered(LogicalPlan plan, int files) {
+    String valueColumn = "__floe_zorder_value";
+    Column[] inputs = zOrder.columns().stream().map(org.apache.spark.sql.functions::col).toArray(Column[]::new);
+    Column value =
+        org.apache.spark.sql.functions.udf(zOrder.value(), DataTypes.BinaryType).apply(org.apache.spark.sql.functions.struct(inputs));
+    org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> sorted =
+        Dataset$.MODULE$
+            .ofRows(spark, plan)
+            .withColumn(valueColumn, value)
+            .repartitionByRange(Math.max(1, files), org.apache.spark.sql.functions.col(valueColumn))
+            .sortWithinPartitions(valueColumn)
+            .drop(valueColumn);
+    return ((org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>) sorted).logicalPlan();
   }
 
   /** The group's file tasks, split and packed into input partitions of about {@code splitSize}. */

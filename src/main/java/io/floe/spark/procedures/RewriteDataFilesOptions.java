@@ -17,13 +17,15 @@ import org.apache.iceberg.util.PropertyUtil;
  * {@code max-file-group-size-bytes}, {@code delete-file-threshold}, {@code delete-ratio-threshold},
  * {@code rewrite-job-order}, {@code max-files-to-rewrite}, {@code output-spec-id}), those of the
  * run ({@code max-concurrent-file-group-rewrites}, {@code partial-progress.*}, {@code
- * use-starting-sequence-number}, {@code remove-dangling-deletes}), and for {@code sort} the
+ * use-starting-sequence-number}, {@code remove-dangling-deletes}), for {@code sort} the
  * shuffle's {@code compression-factor} and {@code shuffle-partitions-per-file} (only 1, which needs
- * no extension). The planner checks its own values when it is made.
+ * no extension), and for a z-order {@code max-output-size} and {@code var-length-contribution}. The planner checks its own values when it is made.
  */
 final class RewriteDataFilesOptions {
   static final String SHUFFLE_PARTITIONS_PER_FILE = "shuffle-partitions-per-file";
   static final String COMPRESSION_FACTOR = "compression-factor";
+  static final String MAX_OUTPUT_SIZE = "max-output-size";
+  static final String VAR_LENGTH_CONTRIBUTION = "var-length-contribution";
 
   private static final Set<String> COMMON =
       Set.of(
@@ -46,11 +48,15 @@ final class RewriteDataFilesOptions {
           SizeBasedFileRewritePlanner.REWRITE_ALL);
 
   /** The keys a strategy accepts. */
-  static Set<String> knownKeys(boolean sort) {
+  static Set<String> knownKeys(boolean sort, boolean zOrder) {
     Set<String> keys = new HashSet<>(COMMON);
     if (sort) {
       keys.add(COMPRESSION_FACTOR);
       keys.add(SHUFFLE_PARTITIONS_PER_FILE);
+    }
+    if (zOrder) {
+      keys.add(MAX_OUTPUT_SIZE);
+      keys.add(VAR_LENGTH_CONTRIBUTION);
     }
     return Set.copyOf(keys);
   }
@@ -80,6 +86,8 @@ final class RewriteDataFilesOptions {
             "option '" + SHUFFLE_PARTITIONS_PER_FILE + "' must be 1 (Floe writes each shuffle "
                 + "partition as its own file), not " + perFile);
       }
+      positive(MAX_OUTPUT_SIZE, maxOutputSize());
+      positive(VAR_LENGTH_CONTRIBUTION, varLengthContribution());
       if (compressionFactor() <= 0) {
         throw new IllegalArgumentException(
             "option '" + COMPRESSION_FACTOR + "' is set to " + compressionFactor()
@@ -139,6 +147,17 @@ final class RewriteDataFilesOptions {
         RewriteDataFiles.REMOVE_DANGLING_DELETES_DEFAULT);
   }
 
+  /** For a z-order: how many bytes of the interleaved value to keep. */
+  int maxOutputSize() {
+    return PropertyUtil.propertyAsInt(options, MAX_OUTPUT_SIZE, Integer.MAX_VALUE);
+  }
+
+  /** For a z-order: how many bytes of a string or binary column take part. */
+  int varLengthContribution() {
+    return PropertyUtil.propertyAsInt(
+        options, VAR_LENGTH_CONTRIBUTION, org.apache.iceberg.util.ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE);
+  }
+
   private double compressionFactor() {
     return PropertyUtil.propertyAsDouble(options, COMPRESSION_FACTOR, 1.0);
   }
@@ -158,6 +177,8 @@ final class RewriteDataFilesOptions {
     Map<String, String> plannerOptions = new java.util.HashMap<>(options);
     plannerOptions.remove(COMPRESSION_FACTOR);
     plannerOptions.remove(SHUFFLE_PARTITIONS_PER_FILE);
+    plannerOptions.remove(MAX_OUTPUT_SIZE);
+    plannerOptions.remove(VAR_LENGTH_CONTRIBUTION);
     planner.init(plannerOptions);
     return planner;
   }

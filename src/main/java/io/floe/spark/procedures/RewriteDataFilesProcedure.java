@@ -24,7 +24,8 @@ import org.apache.spark.sql.types.StructType;
  * <p>{@code strategy} is {@code binpack} (the default without a {@code sort_order}) or {@code
  * sort}; a sort uses {@code sort_order} ({@link SortOrderText}, parsed by Floe with no SQL
  * extension) or else the table's order. {@code where} selects the files that may hold matching
- * rows. {@code zorder(...)} is parsed but not supported yet, and fails naming it.
+ * rows. {@code sort_order => 'zorder(c1, c2)'} sorts each group by the interleaved bits of the
+ * columns ({@link ZOrderValue}).
  */
 final class RewriteDataFilesProcedure extends BaseProcedure {
   static final String NAME = "rewrite_data_files";
@@ -71,17 +72,15 @@ final class RewriteDataFilesProcedure extends BaseProcedure {
       } catch (IllegalArgumentException e) {
         throw args.invalid(SORT_ORDER, e.getMessage());
       }
-      if (parsed.isZOrder()) {
-        throw args.invalid(
-            SORT_ORDER,
-            "is a zorder(" + String.join(", ", parsed.zOrderColumns()) + "), which Floe does not "
-                + "support yet; use a sort order of columns");
-      }
     }
-    Map<String, String> options = args.options(OPTIONS, RewriteDataFilesOptions.knownKeys(sort));
+    boolean zOrder = parsed != null && parsed.isZOrder();
+    Map<String, String> options =
+        args.options(OPTIONS, RewriteDataFilesOptions.knownKeys(sort, zOrder));
     RewriteDataFilesOptions resolved;
     try {
-      resolved = new RewriteDataFilesOptions(options, sort, sort ? "SORT" : "BIN-PACK");
+      resolved =
+          new RewriteDataFilesOptions(
+              options, sort, zOrder ? "Z-ORDER" : sort ? "SORT" : "BIN-PACK");
     } catch (IllegalArgumentException e) {
       throw args.invalid(OPTIONS, e.getMessage());
     }
@@ -91,7 +90,10 @@ final class RewriteDataFilesProcedure extends BaseProcedure {
     return modifyTable(
         ident,
         table -> {
-          SortOrder order = sort ? sortOrder(args, table, sortText, caseSensitive) : null;
+          FileGroupRewriter.ZOrder zOrdering =
+              zOrder ? zOrder(args, table, sortText, resolved, caseSensitive) : null;
+          SortOrder order =
+              sort && !zOrder ? sortOrder(args, table, sortText, caseSensitive) : null;
           Expression filter =
               where == null
                   ? Expressions.alwaysTrue()
@@ -102,7 +104,8 @@ final class RewriteDataFilesProcedure extends BaseProcedure {
               new DataFileRewrite(
                   qualifiedName(), table, branch, resolved,
                   (live, startingSnapshotId) ->
-                      new FileGroupRewriter(spark, functions(), live, startingSnapshotId, order));
+                      new FileGroupRewriter(
+                          spark, functions(), live, startingSnapshotId, order, zOrdering));
           DataFileRewrite.Outcome outcome = rewrite.run(filter, caseSensitive);
           return new InternalRow[] {
             row(
@@ -149,6 +152,51 @@ final class RewriteDataFilesProcedure extends BaseProcedure {
     } catch (IllegalArgumentException e) {
       throw args.invalid(SORT_ORDER, e.getMessage());
     }
+  }
+
+  /**
+   * The z-order of the named columns, as the official runtime takes it: identity partition
+   * columns are left out (they are constant within a group), and at least one column must remain.
+   */
+  private FileGroupRewriter.ZOrder zOrder(
+      ProcedureArgs args,
+      Table table,
+      SortOrderText text,
+      RewriteDataFilesOptions options,
+      boolean caseSensitive) {
+    java.util.Set<Integer> identity = table.spec().identitySourceIds();
+    java.util.List<String> columns = new java.util.ArrayList<>();
+    java.util.List<org.apache.spark.sql.types.DataType> types = new java.util.ArrayList<>();
+    org.apache.spark.sql.types.StructType sparkSchema =
+        io.floe.spark.types.SparkSchemas.toSpark(table.schema());
+    for (String name : text.zOrderColumns()) {
+      org.apache.iceberg.types.Types.NestedField field =
+          caseSensitive ? table.schema().findField(name) : table.schema().caseInsensitiveFindField(name);
+      if (field == null || table.schema().findColumnName(field.fieldId()).contains(".")) {
+        throw args.invalid(
+            SORT_ORDER, "names '" + name + "', not a top-level column of " + table.name());
+      }
+      if (identity.contains(field.fieldId())) {
+        continue;
+      }
+      org.apache.spark.sql.types.DataType type = sparkSchema.apply(field.name()).dataType();
+      if (!ZOrderValue.SUPPORTED.contains(type)) {
+        throw args.invalid(
+            SORT_ORDER,
+            "cannot z-order column '" + field.name() + "' of type " + type.sql()
+                + "; z-order takes numbers, strings, binaries, booleans, dates and timestamps");
+      }
+      columns.add(field.name());
+      types.add(type);
+    }
+    if (columns.isEmpty()) {
+      throw args.invalid(
+          SORT_ORDER,
+          "names only identity partition columns of " + table.name() + "; nothing to z-order by");
+    }
+    return new FileGroupRewriter.ZOrder(
+        columns,
+        new ZOrderValue(types, options.varLengthContribution(), options.maxOutputSize()));
   }
 
   private FunctionCatalog functions() {

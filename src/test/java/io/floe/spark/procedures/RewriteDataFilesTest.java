@@ -238,6 +238,43 @@ class RewriteDataFilesTest extends ProcedureTestBase {
   }
 
   @Test
+  void zorderInterleavesTheColumnsBits() {
+    sql("DROP TABLE IF EXISTS %s.%s", CATALOG, TABLE);
+    sql("CREATE TABLE %s.%s (x INT, y INT, label STRING) USING iceberg", CATALOG, TABLE);
+    for (int part = 0; part < 4; part++) {
+      sql(
+          "INSERT INTO %s.%s SELECT /*+ REPARTITION(1) */ CAST(id %% 8 AS INT), "
+              + "CAST(id DIV 8 AS INT), CAST(id AS STRING) FROM range(%d, %d)",
+          CATALOG, TABLE, part * 16, part * 16 + 16);
+    }
+    snapshotRowsAsView();
+
+    List<Row> result =
+        call("rewrite_data_files(table => '%s', sort_order => 'zorder(x, y)', "
+                + "options => map('min-input-files', '2'))", TABLE)
+            .collectAsList();
+
+    assertThat(result.get(0).getInt(0)).isEqualTo(4);
+    List<DataFile> after = dataFiles();
+    assertThat(after).hasSize(1);
+    List<Long> fileOrder =
+        ReadTestSupport.fileRecords(icebergTable(TABLE), after.get(0)).stream()
+            .map(record -> morton((Integer) record.getField("x"), (Integer) record.getField("y")))
+            .collect(Collectors.toList());
+    assertThat(fileOrder).isSorted().doesNotHaveDuplicates().hasSize(64);
+    assertRowsEqualView();
+  }
+
+  /** The Morton code of two small non-negative ints, x's bit above y's at every level. */
+  private static long morton(int x, int y) {
+    long key = 0;
+    for (int bit = 30; bit >= 0; bit--) {
+      key = (key << 2) | (((x >> bit) & 1L) << 1) | ((y >> bit) & 1L);
+    }
+    return key;
+  }
+
+  @Test
   void sortWithoutSortOrderUsesTheTablesOrderAndRecordsIt() {
     icebergTable(TABLE).replaceSortOrder().desc("id").commit();
     appendSmallFiles(5);
@@ -433,9 +470,24 @@ class RewriteDataFilesTest extends ProcedureTestBase {
                 + "strategy 'sort': table floe.db.compact has no sort order");
     assertThatThrownBy(
             () ->
-                call("rewrite_data_files(table => '%s', sort_order => 'zorder(id, data)')", TABLE)
+                call("rewrite_data_files(table => '%s', sort_order => 'zorder(id, nope)')", TABLE)
                     .collectAsList())
-        .hasMessageContaining("argument 'sort_order' is a zorder(id, data)");
+        .hasMessage(
+            "Cannot call floe.system.rewrite_data_files: argument 'sort_order' names 'nope', not "
+                + "a top-level column of floe.db.compact");
+    assertThatThrownBy(
+            () ->
+                call("rewrite_data_files(table => '%s', sort_order => 'zorder(id)', "
+                        + "options => map('compression-factor', '2', 'max-output-size', '0'))",
+                        TABLE)
+                    .collectAsList())
+        .hasMessageContaining("option 'max-output-size' is set to 0 but must be > 0");
+    assertThatThrownBy(
+            () ->
+                call("rewrite_data_files(table => '%s', options => map('max-output-size', '4'))",
+                        TABLE)
+                    .collectAsList())
+        .hasMessageContaining("argument 'options' has an unknown key 'max-output-size'");
     assertThat(metadataLocation()).isEqualTo(metadata);
   }
 
