@@ -238,6 +238,83 @@ class RewriteDataFilesTest extends ProcedureTestBase {
   }
 
   @Test
+  void sortOrderWithABucketTransformSortsByIcebergsBucketValues() {
+    appendSmallFiles(5);
+    snapshotRowsAsView();
+
+    call("rewrite_data_files(table => '%s', sort_order => 'bucket(4, id) DESC, id')", TABLE)
+        .collectAsList();
+
+    List<DataFile> after = dataFiles();
+    assertThat(after).hasSize(1);
+    List<String> fileOrder =
+        ReadTestSupport.fileRecords(icebergTable(TABLE), after.get(0)).stream()
+            .map(RewriteDataFilesTest::idAndData)
+            .collect(Collectors.toList());
+    List<String> expected =
+        sql("SELECT id, data FROM expected ORDER BY floe.system.bucket(4, id) DESC, id").stream()
+            .map(row -> row.get(0) + "/" + row.get(1))
+            .collect(Collectors.toList());
+    assertThat(fileOrder).isEqualTo(expected);
+    assertRowsEqualView();
+  }
+
+  @Test
+  void branchArgumentRewritesThatBranchOnly() {
+    appendSmallFiles(2);
+    icebergTable(TABLE).manageSnapshots()
+        .createBranch("audit", icebergTable(TABLE).currentSnapshot().snapshotId()).commit();
+    for (int i = 0; i < 3; i++) {
+      sql("INSERT INTO %s.%s.branch_audit SELECT /*+ REPARTITION(1) */ %d, 'b', 'x'",
+          CATALOG, TABLE, 100 + i);
+    }
+    long mainHead = icebergTable(TABLE).currentSnapshot().snapshotId();
+    Dataset<Row> branchRows = spark.table(CATALOG + "." + TABLE + ".branch_audit");
+    spark.createDataFrame(branchRows.collectAsList(), branchRows.schema())
+        .createOrReplaceTempView("expected_branch");
+
+    List<Row> result =
+        call("rewrite_data_files(table => '%s', branch => 'audit')", TABLE).collectAsList();
+
+    assertThat(result.get(0).getInt(0)).isEqualTo(5);
+    Table table = icebergTable(TABLE);
+    assertThat(table.currentSnapshot().snapshotId()).isEqualTo(mainHead);
+    assertThat(table.snapshot("audit").operation()).isEqualTo("replace");
+    String branch = CATALOG + "." + TABLE + ".branch_audit";
+    assertThat(sql("SELECT * FROM %s EXCEPT ALL SELECT * FROM expected_branch", branch)).isEmpty();
+    assertThat(sql("SELECT * FROM expected_branch EXCEPT ALL SELECT * FROM %s", branch)).isEmpty();
+    assertThatThrownBy(
+            () -> call("rewrite_data_files(table => '%s', branch => 'nope')", TABLE).collectAsList())
+        .hasMessage(
+            "Cannot call floe.system.rewrite_data_files: branch nope of floe.db.compact does not "
+                + "exist");
+  }
+
+  @Test
+  void outputSpecIdRewritesIntoAnotherPartitionSpec() {
+    appendSmallFiles(5);
+    Table table = icebergTable(TABLE);
+    table.updateSpec().addField("cat").commit();
+    int newSpec = icebergTable(TABLE).spec().specId();
+    snapshotRowsAsView();
+
+    call("rewrite_data_files(table => '%s', options => map('output-spec-id', '%d'))",
+            TABLE, newSpec)
+        .collectAsList();
+
+    List<DataFile> after = dataFiles();
+    assertThat(after).hasSize(2);
+    assertThat(after).allMatch(file -> file.specId() == newSpec);
+    assertThat(
+            after.stream()
+                .map(file -> file.partition().get(0, CharSequence.class).toString())
+                .sorted()
+                .collect(Collectors.toList()))
+        .containsExactly("a", "b");
+    assertRowsEqualView();
+  }
+
+  @Test
   void zorderInterleavesTheColumnsBits() {
     sql("DROP TABLE IF EXISTS %s.%s", CATALOG, TABLE);
     sql("CREATE TABLE %s.%s (x INT, y INT, label STRING) USING iceberg", CATALOG, TABLE);
