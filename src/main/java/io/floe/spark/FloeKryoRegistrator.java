@@ -6,6 +6,7 @@ import io.floe.spark.catalog.CatalogTableLoader;
 import io.floe.spark.procedures.FileGroupWriteTask;
 import io.floe.spark.procedures.FooterMetricsTask;
 import io.floe.spark.procedures.OrphanFileTasks;
+import io.floe.spark.procedures.PositionDeleteWriteTask;
 import io.floe.spark.procedures.ZOrderValue;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
@@ -101,6 +102,8 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 OrphanFileTasks.ManifestPaths.class,
                 OrphanFileTasks.UriParts.class,
                 ZOrderValue.class,
+                PositionDeleteWriteTask.class,
+                PositionDeleteWriteTask.Files.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,
