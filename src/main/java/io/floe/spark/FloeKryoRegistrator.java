@@ -7,6 +7,7 @@ import io.floe.spark.procedures.FileGroupWriteTask;
 import io.floe.spark.procedures.FooterMetricsTask;
 import io.floe.spark.procedures.OrphanFileTasks;
 import io.floe.spark.procedures.PositionDeleteWriteTask;
+import io.floe.spark.procedures.ThetaSketchTask;
 import io.floe.spark.procedures.ZOrderValue;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
@@ -104,6 +105,8 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 ZOrderValue.class,
                 PositionDeleteWriteTask.class,
                 PositionDeleteWriteTask.Files.class,
+                ThetaSketchTask.class,
+                ThetaSketchTask.Sketches.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,

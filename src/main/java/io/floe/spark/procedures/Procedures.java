@@ -35,6 +35,7 @@ public final class Procedures {
     all.put(RewriteDataFilesProcedure.NAME, RewriteDataFilesProcedure::new);
     all.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
     all.put(AddFilesProcedure.NAME, AddFilesProcedure::new);
+    all.put(ComputeTableStatsProcedure.NAME, ComputeTableStatsProcedure::new);
     all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
     return Map.copyOf(all);
   }

@@ -73,7 +73,8 @@ class ProcedureCallTest extends ProcedureTestBase {
             .collect(Collectors.joining(","));
     assertThat(names)
         .isEqualTo(
-            "add_files,ancestors_of,cherrypick_snapshot,expire_snapshots,fast_forward,"
+            "add_files,ancestors_of,cherrypick_snapshot,compute_table_stats,expire_snapshots,"
+                + "fast_forward,"
                 + "publish_changes,register_table,remove_orphan_files,rewrite_data_files,"
                 + "rewrite_manifests,rewrite_position_delete_files,rollback_to_snapshot,"
                 + "rollback_to_timestamp,"
