@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.GenericManifestFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
@@ -107,6 +108,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 PositionDeleteWriteTask.Files.class,
                 ThetaSketchTask.class,
                 ThetaSketchTask.Sketches.class,
+                GenericManifestFile.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,

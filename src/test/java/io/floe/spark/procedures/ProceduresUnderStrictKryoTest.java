@@ -18,7 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files) in a
+ * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files,
+ * compute_table_stats, rewrite_position_delete_files) in a
  * session with {@code spark.kryo.registrationRequired=true} and Floe's registrator: everything
  * their tasks ship and return is registered.
  */
@@ -94,5 +95,22 @@ class ProceduresUnderStrictKryoTest {
     FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
     assertThat(catalog.icebergCatalog().loadTable(TableIdentifier.parse("db.flat")).currentSnapshot())
         .isNotNull();
+
+    assertThat(sql("CALL floe.system.compute_table_stats('db.t')").get(0).getString(0))
+        .endsWith(".stats");
+
+    sql("CREATE TABLE floe.db.v2 (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '2')");
+    sql("INSERT INTO floe.db.v2 SELECT /*+ REPARTITION(1) */ id FROM range(0, 10)");
+    org.apache.iceberg.Table v2 = io.floe.spark.read.ReadTestSupport.icebergTable(spark, "db.v2");
+    org.apache.iceberg.DataFile file = io.floe.spark.read.ReadTestSupport.dataFiles(v2).get(0);
+    for (long pos = 0; pos < 2; pos++) {
+      v2.newRowDelta()
+          .addDeletes(io.floe.spark.read.ReadTestSupport.positionDeletes(v2, file, List.of(pos)))
+          .commit();
+    }
+    assertThat(sql("CALL floe.system.rewrite_position_delete_files(table => 'db.v2', "
+            + "options => map('rewrite-all', 'true'))").get(0).getInt(0))
+        .isEqualTo(2);
+    assertThat(count("floe.db.v2")).isEqualTo(8L);
   }
 }
