@@ -3,6 +3,12 @@ package io.floe.spark;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.serializers.JavaSerializer;
 import io.floe.spark.catalog.CatalogTableLoader;
+import io.floe.spark.procedures.FileGroupWriteTask;
+import io.floe.spark.procedures.FooterMetricsTask;
+import io.floe.spark.procedures.OrphanFileTasks;
+import io.floe.spark.procedures.PositionDeleteWriteTask;
+import io.floe.spark.procedures.ThetaSketchTask;
+import io.floe.spark.procedures.ZOrderValue;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -23,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.GenericManifestFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
@@ -96,6 +103,18 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 DeltaWriterSettings.class,
                 DeltaTaskResult.class,
                 CatalogTableLoader.class,
+                FileGroupWriteTask.class,
+                FooterMetricsTask.class,
+                FooterMetricsTask.Source.class,
+                OrphanFileTasks.ListDirectory.class,
+                OrphanFileTasks.ManifestPaths.class,
+                OrphanFileTasks.UriParts.class,
+                ZOrderValue.class,
+                PositionDeleteWriteTask.class,
+                PositionDeleteWriteTask.Files.class,
+                ThetaSketchTask.class,
+                ThetaSketchTask.Sketches.class,
+                GenericManifestFile.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,
                 SerializableTable.SerializableMetadataTable.class,

@@ -153,6 +153,27 @@ final class ProcedureArgs {
     return Collections.unmodifiableMap(options);
   }
 
+  /**
+   * A MAP&lt;STRING, STRING&gt; argument with free keys, as given; empty when not given. A NULL
+   * value fails naming the argument and the key.
+   */
+  Map<String, String> anyOptions(ProcedureParameter parameter) {
+    int ordinal = ordinal(parameter, Parameters.STRING_MAP);
+    if (row.isNullAt(ordinal)) {
+      return Map.of();
+    }
+    MapData map = row.getMap(ordinal);
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < map.numElements(); i++) {
+      String key = map.keyArray().getUTF8String(i).toString();
+      if (map.valueArray().isNullAt(i)) {
+        throw invalid(parameter, "has a NULL value for key '" + key + "'");
+      }
+      values.put(key, map.valueArray().getUTF8String(i).toString());
+    }
+    return Collections.unmodifiableMap(values);
+  }
+
   /** A failure naming the procedure and the argument. */
   IllegalArgumentException invalid(ProcedureParameter parameter, String why) {
     return new IllegalArgumentException(

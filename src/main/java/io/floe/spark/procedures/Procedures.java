@@ -32,6 +32,11 @@ public final class Procedures {
     all.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
     all.put(RegisterTableProcedure.NAME, RegisterTableProcedure::new);
     all.put(RewriteManifestsProcedure.NAME, RewriteManifestsProcedure::new);
+    all.put(RewriteDataFilesProcedure.NAME, RewriteDataFilesProcedure::new);
+    all.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
+    all.put(AddFilesProcedure.NAME, AddFilesProcedure::new);
+    all.put(ComputeTableStatsProcedure.NAME, ComputeTableStatsProcedure::new);
+    all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
     return Map.copyOf(all);
   }
 

@@ -73,8 +73,11 @@ class ProcedureCallTest extends ProcedureTestBase {
             .collect(Collectors.joining(","));
     assertThat(names)
         .isEqualTo(
-            "ancestors_of,cherrypick_snapshot,expire_snapshots,fast_forward,publish_changes,"
-                + "register_table,rewrite_manifests,rollback_to_snapshot,rollback_to_timestamp,"
+            "add_files,ancestors_of,cherrypick_snapshot,compute_table_stats,expire_snapshots,"
+                + "fast_forward,"
+                + "publish_changes,register_table,remove_orphan_files,rewrite_data_files,"
+                + "rewrite_manifests,rewrite_position_delete_files,rollback_to_snapshot,"
+                + "rollback_to_timestamp,"
                 + "set_current_snapshot");
     assertThat(catalog.listProcedures(new String[] {"db"})).isEmpty();
   }

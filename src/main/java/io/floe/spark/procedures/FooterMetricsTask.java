@@ -1,0 +1,181 @@
+package io.floe.spark.procedures;
+
+import io.floe.spark.write.FloeCommitMessage;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.mapping.MappedField;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.util.SerializableConfiguration;
+
+/**
+ * What each task of {@code add_files} runs on an executor: reads the Parquet footer of each of its
+ * files and describes the file as an Iceberg data file of the table's spec, with metrics matched
+ * to the table's columns through the name mapping, returned in one {@link FloeCommitMessage}.
+ *
+ * <p>Bounds are left out for columns whose stored values Iceberg would misread: {@code INT96}
+ * timestamps, and timestamps or times in milliseconds or nanoseconds (Iceberg reads their
+ * statistics as microseconds), so that no filter ever prunes such a file wrongly.
+ *
+ * <p>Carries a read-only copy of the table, the name mapping (JSON) and the Hadoop configuration.
+ */
+public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterMetricsTask.Source>, FloeCommitMessage> {
+  /**
+   * One file to add.
+   *
+   * @param location the file's location
+   * @param size its length in bytes
+   * @param partitionValues the values of the spec's fields, in order, as the directory names
+   *     spell them (null for Hive's default partition)
+   */
+  public record Source(String location, long size, List<String> partitionValues)
+      implements Serializable {}
+
+  private final Table table;
+  private final int specId;
+  private final String nameMapping;
+  private final SerializableConfiguration conf;
+
+  public FooterMetricsTask(
+      Table table, int specId, String nameMapping, SerializableConfiguration conf) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.specId = specId;
+    this.nameMapping = Objects.requireNonNull(nameMapping, "nameMapping is null");
+    this.conf = Objects.requireNonNull(conf, "conf is null");
+  }
+
+  public Table table() {
+    return table;
+  }
+
+  public int specId() {
+    return specId;
+  }
+
+  public String nameMapping() {
+    return nameMapping;
+  }
+
+  @Override
+  public Iterator<FloeCommitMessage> call(Iterator<Source> sources) {
+    NameMapping mapping = NameMappingParser.fromJson(nameMapping);
+    MetricsConfig metricsConfig = MetricsConfig.forTable(table);
+    PartitionSpec spec = table.specs().get(specId);
+    List<DataFile> files = new ArrayList<>();
+    while (sources.hasNext()) {
+      Source source = sources.next();
+      ParquetMetadata footer;
+      try (ParquetFileReader reader =
+          ParquetFileReader.open(HadoopInputFile.fromPath(new Path(source.location()), conf.value()))) {
+        footer = reader.getFooter();
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalArgumentException(
+            "Cannot add file " + source.location() + ": it is not a readable Parquet file ("
+                + e.getMessage() + ")", e);
+      }
+      Metrics metrics =
+          withoutMisreadBounds(
+              ParquetUtil.footerMetrics(footer, Stream.empty(), metricsConfig, mapping),
+              footer.getFileMetaData().getSchema(),
+              mapping);
+      DataFiles.Builder builder =
+          DataFiles.builder(spec)
+              .withPath(source.location())
+              .withFormat(FileFormat.PARQUET)
+              .withFileSizeInBytes(source.size())
+              .withMetrics(metrics);
+      if (spec.isPartitioned()) {
+        builder.withPartitionValues(source.partitionValues());
+      }
+      files.add(builder.build());
+    }
+    return List.of(new FloeCommitMessage(files)).iterator();
+  }
+
+  private static Metrics withoutMisreadBounds(
+      Metrics metrics, MessageType fileSchema, NameMapping mapping) {
+    List<Integer> misread = new ArrayList<>();
+    for (String[] path : fileSchema.getPaths()) {
+      Type column = fileSchema.getType(path);
+      if (column.isPrimitive() && misreadTimestamp(column.asPrimitiveType())) {
+        MappedField field = mapping.find(path);
+        if (field != null && field.id() != null) {
+          misread.add(field.id());
+        }
+      }
+    }
+    if (misread.isEmpty() || metrics.lowerBounds() == null) {
+      return metrics;
+    }
+    Map<Integer, java.nio.ByteBuffer> lower = new HashMap<>(metrics.lowerBounds());
+    Map<Integer, java.nio.ByteBuffer> upper =
+        metrics.upperBounds() == null ? new HashMap<>() : new HashMap<>(metrics.upperBounds());
+    misread.forEach(
+        id -> {
+          lower.remove(id);
+          upper.remove(id);
+        });
+    return new Metrics(
+        metrics.recordCount(), metrics.columnSizes(), metrics.valueCounts(),
+        metrics.nullValueCounts(), metrics.nanValueCounts(), lower, upper);
+  }
+
+  private static boolean misreadTimestamp(PrimitiveType type) {
+    if (type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96) {
+      return true;
+    }
+    LogicalTypeAnnotation annotation = type.getLogicalTypeAnnotation();
+    if (annotation instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation) {
+      return ((LogicalTypeAnnotation.TimestampLogicalTypeAnnotation) annotation).getUnit()
+          != LogicalTypeAnnotation.TimeUnit.MICROS;
+    }
+    if (annotation instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation) {
+      return ((LogicalTypeAnnotation.TimeLogicalTypeAnnotation) annotation).getUnit()
+          != LogicalTypeAnnotation.TimeUnit.MICROS;
+    }
+    return false;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof FooterMetricsTask
+        && table.name().equals(((FooterMetricsTask) other).table.name())
+        && specId == ((FooterMetricsTask) other).specId
+        && nameMapping.equals(((FooterMetricsTask) other).nameMapping);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(table.name(), specId, nameMapping);
+  }
+
+  @Override
+  public String toString() {
+    return "FooterMetricsTask{table=" + table.name() + ", specId=" + specId + "}";
+  }
+}

@@ -1,0 +1,116 @@
+package io.floe.spark.procedures;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.serialization.Travel;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files,
+ * compute_table_stats, rewrite_position_delete_files) in a
+ * session with {@code spark.kryo.registrationRequired=true} and Floe's registrator: everything
+ * their tasks ship and return is registered.
+ */
+class ProceduresUnderStrictKryoTest {
+  private static SparkSession spark;
+  private static Path warehouse;
+
+  @BeforeAll
+  static void startSpark() throws IOException {
+    warehouse = Files.createTempDirectory("floe-kryo-procedures");
+    spark =
+        SparkSession.builder()
+            .config(
+                Travel.strictKryoConf()
+                    .setMaster("local[2]")
+                    .setAppName("floe-strict-kryo-procedures")
+                    .set("spark.ui.enabled", "false")
+                    .set("spark.sql.shuffle.partitions", "4")
+                    .set("spark.default.parallelism", "2")
+                    .set("spark.driver.host", "127.0.0.1")
+                    .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
+                    .set("spark.sql.catalog.floe.type", "hadoop")
+                    .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("wh").toUri().toString()))
+            .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+  }
+
+  @AfterAll
+  static void stopSpark() throws IOException {
+    if (spark != null) {
+      spark.stop();
+      spark = null;
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+    }
+    try (Stream<Path> files = Files.walk(warehouse)) {
+      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    }
+  }
+
+  private static List<Row> sql(String text, Object... args) {
+    return spark.sql(String.format(text, args)).collectAsList();
+  }
+
+  private static long count(String table) {
+    return sql("SELECT count(*) FROM %s", table).get(0).getLong(0);
+  }
+
+  @Test
+  void compactionOrphanCleanupAndImportRunWithRegistrationRequired() {
+    sql("CREATE NAMESPACE floe.db");
+    sql("CREATE TABLE floe.db.t (id BIGINT, cat STRING) USING iceberg PARTITIONED BY (cat)");
+    for (int i = 0; i < 5; i++) {
+      sql("INSERT INTO floe.db.t SELECT id, CASE WHEN id %% 2 = 0 THEN 'a' ELSE 'b' END "
+          + "FROM range(%d, %d)", i * 10, i * 10 + 10);
+    }
+    assertThat(sql("CALL floe.system.rewrite_data_files('db.t')").get(0).getInt(0)).isEqualTo(10);
+    assertThat(sql("CALL floe.system.rewrite_data_files(table => 'db.t', strategy => 'sort', "
+            + "sort_order => 'id DESC', options => map('rewrite-all', 'true'))").get(0).getInt(1))
+        .isEqualTo(2);
+    assertThat(count("floe.db.t")).isEqualTo(50L);
+    assertThat(sql("SELECT sum(id) FROM floe.db.t").get(0).getLong(0)).isEqualTo(1225L);
+
+    assertThat(sql("CALL floe.system.remove_orphan_files(table => 'db.t', dry_run => true)"))
+        .isEmpty();
+
+    String dir = warehouse.resolve("src").toUri().toString();
+    spark.sql("SELECT id, 'a' AS cat FROM range(100, 110)").coalesce(1).write().parquet(dir);
+    sql("CREATE TABLE floe.db.flat (id BIGINT, cat STRING) USING iceberg");
+    assertThat(sql("CALL floe.system.add_files('db.flat', '`parquet`.`%s`')", dir).get(0).getLong(0))
+        .isEqualTo(1L);
+    assertThat(sql("SELECT sum(id) FROM floe.db.flat").get(0).getLong(0)).isEqualTo(1045L);
+    FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
+    assertThat(catalog.icebergCatalog().loadTable(TableIdentifier.parse("db.flat")).currentSnapshot())
+        .isNotNull();
+
+    assertThat(sql("CALL floe.system.compute_table_stats('db.t')").get(0).getString(0))
+        .endsWith(".stats");
+
+    sql("CREATE TABLE floe.db.v2 (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '2')");
+    sql("INSERT INTO floe.db.v2 SELECT /*+ REPARTITION(1) */ id FROM range(0, 10)");
+    org.apache.iceberg.Table v2 = io.floe.spark.read.ReadTestSupport.icebergTable(spark, "db.v2");
+    org.apache.iceberg.DataFile file = io.floe.spark.read.ReadTestSupport.dataFiles(v2).get(0);
+    for (long pos = 0; pos < 2; pos++) {
+      v2.newRowDelta()
+          .addDeletes(io.floe.spark.read.ReadTestSupport.positionDeletes(v2, file, List.of(pos)))
+          .commit();
+    }
+    assertThat(sql("CALL floe.system.rewrite_position_delete_files(table => 'db.v2', "
+            + "options => map('rewrite-all', 'true'))").get(0).getInt(0))
+        .isEqualTo(2);
+    assertThat(count("floe.db.v2")).isEqualTo(8L);
+  }
+}
