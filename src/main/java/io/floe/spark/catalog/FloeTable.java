@@ -7,6 +7,7 @@ import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.TimeTravel;
 import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
+import io.floe.spark.streaming.FloeStreaming;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
@@ -62,7 +63,8 @@ public class FloeTable
           TableCapability.BATCH_WRITE,
           TableCapability.TRUNCATE,
           TableCapability.OVERWRITE_BY_FILTER,
-          TableCapability.OVERWRITE_DYNAMIC);
+          TableCapability.OVERWRITE_DYNAMIC,
+          TableCapability.STREAMING_WRITE);
   private static final Set<TableCapability> READ_ONLY = EnumSet.of(TableCapability.BATCH_READ);
 
   private final Table table;
@@ -201,7 +203,7 @@ public class FloeTable
       throw new UnsupportedOperationException(
           "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
     }
-    return new FloeWriteBuilder(table, loader, info, branch);
+    return new FloeWriteBuilder(table, loader, info, branch).withStreaming(FloeStreaming.sink());
   }
 
   /** DELETE, UPDATE and MERGE: copy-on-write or merge-on-read, as the table's properties say. */

@@ -125,7 +125,9 @@ public record WriteOptions(
           COMPRESSION_LEVEL,
           COMPRESSION_STRATEGY,
           "path",
-          "paths");
+          "paths",
+          // Spark passes a stream's checkpoint folder on to its sink among the write options
+          "checkpointlocation");
 
   public WriteOptions {
     if (commitId != null && commitId.isBlank()) {
