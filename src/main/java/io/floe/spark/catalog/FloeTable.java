@@ -64,7 +64,8 @@ public class FloeTable
           TableCapability.TRUNCATE,
           TableCapability.OVERWRITE_BY_FILTER,
           TableCapability.OVERWRITE_DYNAMIC,
-          TableCapability.STREAMING_WRITE);
+          TableCapability.STREAMING_WRITE,
+          TableCapability.MICRO_BATCH_READ);
   private static final Set<TableCapability> READ_ONLY = EnumSet.of(TableCapability.BATCH_READ);
 
   private final Table table;
@@ -191,7 +192,8 @@ public class FloeTable
       throw new IllegalArgumentException(
           "Cannot read " + table.name() + ".branch_" + branch + ": branch '" + branch + "' does not exist");
     }
-    return new FloeScanBuilder(table, snapshotId, schema, options);
+    FloeScanBuilder builder = new FloeScanBuilder(table, snapshotId, schema, options);
+    return loader == null || branch != null ? builder : builder.withStreaming(FloeStreaming.source(loader));
   }
 
   @Override

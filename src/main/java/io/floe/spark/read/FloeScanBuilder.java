@@ -6,6 +6,7 @@ import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -55,6 +56,8 @@ public final class FloeScanBuilder
   private final Long pinnedSnapshotId;
   private final Schema schema;
   private final ReadOptions options;
+  private final Map<String, String> givenOptions;
+  private MicroBatchStreamFactory streams;
   private final List<Predicate> pushed = new ArrayList<>();
   private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
@@ -80,6 +83,13 @@ public final class FloeScanBuilder
     this.options =
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
     this.ignoredMetricsFieldIds = this.options.ignoredMetricsFieldIds(schema);
+    this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
+  }
+
+  /** Lets the built scan run as a stream's source ({@link FloeScan#toMicroBatchStream}). */
+  public FloeScanBuilder withStreaming(MicroBatchStreamFactory factory) {
+    this.streams = Objects.requireNonNull(factory, "factory is null");
+    return this;
   }
 
   /**
@@ -273,18 +283,24 @@ public final class FloeScanBuilder
     ScanPlanner.Plan plan =
         ScanPlanner.plan(
             table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
-    return new FloeScan(
-        table.name(),
-        metadataLocation(),
-        snapshotId,
-        table.io(),
-        schema,
-        readSchema,
-        filter,
-        FloeInputPartition.of(plan.groups()),
-        options,
-        plan.layout(),
-        plan.metrics());
+    FloeScan scan =
+        new FloeScan(
+            table.name(),
+            metadataLocation(),
+            snapshotId,
+            table.io(),
+            schema,
+            readSchema,
+            filter,
+            FloeInputPartition.of(plan.groups()),
+            options,
+            plan.layout(),
+            plan.metrics());
+    if (streams != null && dataTable) {
+      MicroBatchStreamFactory factory = streams;
+      scan.streamingWith(checkpoint -> factory.create(scan, givenOptions, checkpoint));
+    }
+    return scan;
   }
 
   private Long snapshotToRead() {
