@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
 import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
@@ -58,6 +59,8 @@ public final class FloeScanBuilder
   private final ReadOptions options;
   private final Map<String, String> givenOptions;
   private MicroBatchStreamFactory streams;
+  // null unless the options ask for the appends between two snapshots
+  private final IncrementalRange incremental;
   private final List<Predicate> pushed = new ArrayList<>();
   private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
@@ -84,6 +87,10 @@ public final class FloeScanBuilder
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
     this.ignoredMetricsFieldIds = this.options.ignoredMetricsFieldIds(schema);
     this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
+    this.incremental =
+        table instanceof BaseMetadataTable
+            ? null
+            : IncrementalRange.fromOptions(table, givenOptions, this.options.timeTravel());
   }
 
   /** Lets the built scan run as a stream's source ({@link FloeScan#toMicroBatchStream}). */
@@ -239,7 +246,8 @@ public final class FloeScanBuilder
           options.aggregatePushdown()
               && !(table instanceof BaseMetadataTable)
               && postScanFilters == 0
-              && limit == null;
+              && limit == null
+              && incremental == null;
       // with no predicate left for Spark, the filter selects whole partitions: every row of every
       // file planned with it counts
       askedAnswer =
@@ -281,8 +289,12 @@ public final class FloeScanBuilder
             conf.numShufflePartitions(),
             conf.cboEnabled() || conf.planStatsEnabled());
     ScanPlanner.Plan plan =
-        ScanPlanner.plan(
-            table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
+        incremental != null
+            ? IncrementalPlanner.plan(
+                table, incremental.startSnapshotId(), incremental.endSnapshotId(), filter,
+                options.planOptions())
+            : ScanPlanner.plan(
+                table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
     FloeScan scan =
         new FloeScan(
             table.name(),
@@ -304,6 +316,9 @@ public final class FloeScanBuilder
   }
 
   private Long snapshotToRead() {
+    if (incremental != null) {
+      return incremental.endSnapshotId();
+    }
     if (options.timeTravel() != null) {
       return options.timeTravel().snapshotId(table);
     }
