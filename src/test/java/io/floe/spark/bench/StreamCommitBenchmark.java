@@ -42,7 +42,9 @@ import org.apache.logging.log4j.core.config.Configurator;
  *       below the head (the other variants commit in between): the search stops there;
  *   <li>epoch, first of a query: a query with no snapshot in the table: the whole ancestry is read,
  *       before the commit and inside the attempt (once per query run in practice);
- *   <li>epoch, replay: the running query's last epoch again: found near the head, nothing committed.
+ *   <li>epoch, replay: the running query's last epoch again: found near the head, nothing committed;
+ *   <li>epoch, replay found in the oldest snapshot: the whole ancestry is walked to find it (the cost
+ *       of the search itself), nothing committed.
  * </ul>
  *
  * <p>Arguments: [rounds (default 20)] [history snapshots (default 10000)]
@@ -65,6 +67,9 @@ public final class StreamCommitBenchmark {
       catalog.createNamespace(Namespace.of("bench"));
       Table table =
           catalog.createTable(TableIdentifier.of("bench", "epochs"), SCHEMA, PartitionSpec.unpartitioned());
+      // a query whose only epoch is the oldest snapshot: replaying it walks the whole ancestry
+      String deepQuery = UUID.randomUUID().toString();
+      commit(table, deepQuery, 0, false);
       long started = System.nanoTime();
       for (int done = 0; done < history; done += HISTORY_CHUNK) {
         // a transaction per chunk: one holding the whole history runs out of memory
@@ -90,6 +95,7 @@ public final class StreamCommitBenchmark {
       variants.put("epoch, first of a query (whole ancestry)",
           () -> commit(table, UUID.randomUUID().toString(), 0, false));
       variants.put("epoch, replay (skipped)", () -> commit(table, steadyQuery, nextEpoch[0] - 1, true));
+      variants.put("epoch, replay found in the oldest snapshot", () -> commit(table, deepQuery, 0, true));
 
       Map<String, List<Double>> millis = new LinkedHashMap<>();
       variants.keySet().forEach(name -> millis.put(name, new ArrayList<>()));
