@@ -77,14 +77,19 @@ class StreamEpochCommitTest {
   }
 
   private CommitOutcome commitEpoch(String queryId, long epoch) {
+    table.refresh();
+    return commitEpoch(table, WriteMode.APPEND, queryId, epoch);
+  }
+
+  /** An epoch's commit as the sink makes it, to the table object given (which may be stale). */
+  private CommitOutcome commitEpoch(Table target, WriteMode mode, String queryId, long epoch) {
     StreamEpoch stream = new StreamEpoch(queryId, epoch);
     Map<String, String> properties = new HashMap<>(stream.summaryProperties());
     CommitRequest request =
         new CommitRequest(
-            WriteMode.APPEND, List.of(file()), null, stream.commitId(), true, null, null, null,
-            properties, null, null);
-    table.refresh();
-    return new Committer(table, "s.t").commit(request);
+            mode, List.of(file()), mode == WriteMode.APPEND ? null : org.apache.iceberg.expressions.Expressions.alwaysTrue(),
+            stream.commitId(), true, null, null, null, properties, null, null);
+    return new Committer(target, "s.t").commit(request);
   }
 
   private int snapshots() {
@@ -115,6 +120,26 @@ class StreamEpochCommitTest {
         .containsEntry(StreamEpoch.QUERY_ID_KEY, query)
         .containsEntry(StreamEpoch.EPOCH_ID_KEY, "2")
         .containsEntry(Committer.COMMIT_ID_KEY, new StreamEpoch(query, 2).commitId());
+  }
+
+  @Test
+  void anAppendByAnotherWriterAfterTheSinkLoadedTheTableFailsNothingInBothModes() {
+    String query = UUID.randomUUID().toString();
+    for (WriteMode mode : List.of(WriteMode.APPEND, WriteMode.OVERWRITE_BY_FILTER)) {
+      long epoch = mode == WriteMode.APPEND ? 0 : 1;
+      // the sink loaded the table before another writer appended
+      Table stale = catalog.loadTable(TableIdentifier.of("s", "t"));
+      table.refresh();
+      table.newFastAppend().appendFile(file()).commit();
+      CommitOutcome outcome = commitEpoch(stale, mode, query, epoch);
+      assertThat(outcome.skipped()).as(mode.name()).isFalse();
+      table.refresh();
+      assertThat(table.currentSnapshot().summary())
+          .containsEntry(StreamEpoch.EPOCH_ID_KEY, String.valueOf(epoch));
+      // the other writer's snapshot stays in the ancestry, right below the epoch's
+      assertThat(table.snapshot(table.currentSnapshot().parentId()).summary())
+          .doesNotContainKey(StreamEpoch.QUERY_ID_KEY);
+    }
   }
 
   @Test

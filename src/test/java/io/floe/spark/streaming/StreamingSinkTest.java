@@ -2,7 +2,9 @@ package io.floe.spark.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.commit.FaultInjectingCatalog;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.StreamEpoch;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -41,6 +44,11 @@ class StreamingSinkTest extends SparkTestBase {
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.s");
+    // the same warehouse through a catalog whose commits can be raced
+    spark.conf().set("spark.sql.catalog.faulty", FloeCatalog.class.getName());
+    spark.conf().set("spark.sql.catalog.faulty.catalog-impl", FaultInjectingCatalog.class.getName());
+    spark.conf().set("spark.sql.catalog.faulty.delegate-type", "hadoop");
+    spark.conf().set("spark.sql.catalog.faulty.warehouse", warehouse.toUri().toString());
   }
 
   @BeforeEach
@@ -53,6 +61,7 @@ class StreamingSinkTest extends SparkTestBase {
 
   @AfterEach
   void tearDown() throws IOException {
+    FaultInjectingCatalog.clear();
     for (StreamingQuery query : spark.streams().active()) {
       try {
         query.stop();
@@ -61,6 +70,7 @@ class StreamingSinkTest extends SparkTestBase {
       }
     }
     sql("DROP TABLE IF EXISTS floe.s.t");
+    sql("DROP TABLE IF EXISTS floe.s.c");
     deleteRecursively(checkpoints);
   }
 
@@ -287,6 +297,69 @@ class StreamingSinkTest extends SparkTestBase {
     sentRows().createOrReplaceTempView("sent");
     assertThat(rows("SELECT * FROM floe.s.t"))
         .isEqualTo(rows("SELECT * FROM sent UNION ALL SELECT 100L, 'batch' UNION ALL SELECT 101L, 'batch'"));
+  }
+
+  /**
+   * Another writer commits while the epoch's commit is in flight: the epoch's first attempt fails
+   * with a conflict, as the catalog reports a lost race, and Iceberg retries it on the new head.
+   */
+  private static FaultInjectingCatalog.Fault anotherWriterAppends(long id) {
+    return (real, base, metadata) -> {
+      spark.sql(String.format("INSERT INTO floe.s.t VALUES (%d, 'other')", id));
+      throw new CommitFailedException("raced by another writer");
+    };
+  }
+
+  @Test
+  void anotherWriterCommittingDuringAnEpochsCommitFailsNothing() throws Exception {
+    sql("CREATE TABLE floe.s.t (id BIGINT, data STRING) USING iceberg");
+    StreamingQuery query =
+        stream().writeStream().outputMode("append")
+            .option("checkpointLocation", checkpoints.resolve("q").toString())
+            .toTable("faulty.s.t");
+    send(3, 2);
+    query.processAllAvailable();
+    FaultInjectingCatalog.inject("faulty", "s.t", anotherWriterAppends(100));
+    send(4, 2);
+    query.processAllAvailable();
+    query.stop();
+
+    sentRows().createOrReplaceTempView("sent");
+    assertThat(rows("SELECT * FROM floe.s.t"))
+        .isEqualTo(rows("SELECT * FROM sent UNION ALL SELECT 100L, 'other'"));
+    List<Snapshot> ancestry = StreamTables.ancestry(table(), null);
+    assertThat(ancestry).hasSize(3);
+    assertThat(ancestry.get(1).summary()).doesNotContainKey(StreamEpoch.QUERY_ID_KEY);
+    assertThat(ancestry.get(2).summary()).containsEntry(StreamEpoch.EPOCH_ID_KEY, "1");
+  }
+
+  @Test
+  void anotherWriterCommittingDuringACompleteEpochsCommitFailsNothing() throws Exception {
+    sql("CREATE TABLE floe.s.c (data STRING, n BIGINT) USING iceberg");
+    StreamingQuery query =
+        stream().groupBy("data").count().toDF("data", "n").writeStream().outputMode("complete")
+            .option("checkpointLocation", checkpoints.resolve("q").toString())
+            .toTable("faulty.s.c");
+    send(5, 2);
+    query.processAllAvailable();
+    FaultInjectingCatalog.inject(
+        "faulty", "s.c",
+        (real, base, metadata) -> {
+          spark.sql("INSERT INTO floe.s.c VALUES ('other', 7)");
+          throw new CommitFailedException("raced by another writer");
+        });
+    send(4, 3);
+    query.processAllAvailable();
+    query.stop();
+
+    // complete mode replaces every row, the other writer's too
+    sentRows().createOrReplaceTempView("sent");
+    assertThat(rows("SELECT * FROM floe.s.c"))
+        .isEqualTo(rows("SELECT data, count(*) AS n FROM sent GROUP BY data"));
+    List<Snapshot> ancestry = StreamTables.ancestry(StreamTables.load(warehouse, "s", "c"), null);
+    assertThat(ancestry).hasSize(3);
+    assertThat(ancestry.get(1).summary()).doesNotContainKey(StreamEpoch.QUERY_ID_KEY);
+    assertThat(ancestry.get(2).operation()).isEqualTo(DataOperations.OVERWRITE);
   }
 
   @Test
