@@ -91,6 +91,11 @@ public final class FloeScanBuilder
         table instanceof BaseMetadataTable
             ? null
             : IncrementalRange.fromOptions(table, givenOptions, this.options.timeTravel());
+    if (incremental != null && snapshotId != null) {
+      // the table itself was loaded at a snapshot (VERSION AS OF, a branch's name)
+      throw new IllegalArgumentException(
+          "Cannot read " + table.name() + ": Cannot use time travel in incremental scan");
+    }
   }
 
   /** Lets the built scan run as a stream's source ({@link FloeScan#toMicroBatchStream}). */

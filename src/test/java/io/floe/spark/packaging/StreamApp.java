@@ -17,10 +17,14 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Arguments: table, checkpoint location, preloaded batches (added before the query starts, so
  * that a restart can replay the epochs the checkpoint has not committed), total batches (the rest
- * are added one at a time, each processed before the next). Uses Spark's API only.
+ * are added one at a time, each processed before the next), and optionally the rows per batch
+ * (default 10; batch {@code i} then holds ids {@code [n i, n i + n)}). It prints how long the
+ * batches after the preloaded ones took, from the first one added to the last one committed. Uses
+ * Spark's API only.
  */
 public final class StreamApp {
   static final String DONE_PREFIX = "done> ";
+  static final String TIME_PREFIX = "millis> ";
 
   private StreamApp() {}
 
@@ -29,6 +33,7 @@ public final class StreamApp {
     String checkpoint = args[1];
     int preload = Integer.parseInt(args[2]);
     int total = Integer.parseInt(args[3]);
+    int perBatch = args.length > 4 ? Integer.parseInt(args[4]) : 10;
     SparkSession spark = SparkSession.builder().appName("floe-stream-interop").getOrCreate();
     try {
       spark.sql("CREATE NAMESPACE IF NOT EXISTS cat.s");
@@ -36,27 +41,30 @@ public final class StreamApp {
       MemoryStream<Tuple2<Long, String>> input =
           MemoryStream.apply(Encoders.tuple(Encoders.LONG(), Encoders.STRING()), spark);
       for (int batch = 0; batch < preload; batch++) {
-        input.addData(CollectionConverters.asScala(rows(batch)));
+        input.addData(CollectionConverters.asScala(rows(batch, perBatch)));
       }
       StreamingQuery query =
           input.toDF().toDF("id", "data").writeStream()
               .option("checkpointLocation", checkpoint)
               .toTable(table);
       query.processAllAvailable();
+      long start = System.nanoTime();
       for (int batch = preload; batch < total; batch++) {
-        input.addData(CollectionConverters.asScala(rows(batch)));
+        input.addData(CollectionConverters.asScala(rows(batch, perBatch)));
         query.processAllAvailable();
       }
+      long millis = (System.nanoTime() - start) / 1_000_000;
       query.stop();
+      System.out.println(TIME_PREFIX + millis);
       System.out.println(DONE_PREFIX + "query=" + query.id());
     } finally {
       spark.stop();
     }
   }
 
-  private static List<Tuple2<Long, String>> rows(int batch) {
-    List<Tuple2<Long, String>> rows = new ArrayList<>();
-    for (long id = batch * 10L; id < batch * 10L + 10; id++) {
+  private static List<Tuple2<Long, String>> rows(int batch, int perBatch) {
+    List<Tuple2<Long, String>> rows = new ArrayList<>(perBatch);
+    for (long id = (long) batch * perBatch; id < (long) batch * perBatch + perBatch; id++) {
       rows.add(new Tuple2<>(id, "b" + batch));
     }
     return rows;

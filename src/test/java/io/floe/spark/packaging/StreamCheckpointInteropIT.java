@@ -58,7 +58,7 @@ class StreamCheckpointInteropIT {
     SparkDistribution.deleteRecursively(root);
   }
 
-  private static Path officialRuntimeJar() {
+  static Path officialRuntimeJar() {
     return Paths.get(Settings.localRepository(), "org", "apache", "iceberg",
         "iceberg-spark-runtime-" + "4.1_" + Settings.scalaBinaryVersion(), "1.11.0",
         "iceberg-spark-runtime-4.1_" + Settings.scalaBinaryVersion() + "-1.11.0.jar");
@@ -67,6 +67,15 @@ class StreamCheckpointInteropIT {
   private static String stream(boolean official, String table, Path checkpoint, int preload, int total)
       throws IOException, InterruptedException {
     String name = (official ? "official-" : "floe-") + table.replace('.', '-') + "-" + total;
+    return runStream(spark, root, appJar, official, table, checkpoint, preload, total, 10, name);
+  }
+
+  /** Runs {@link StreamApp} with one runtime's catalog {@code cat} over {@code <root>/warehouse}. */
+  static String runStream(
+      SparkDistribution spark, Path root, Path appJar, boolean official, String table,
+      Path checkpoint, int preload, int total, int perBatch, String name)
+      throws IOException, InterruptedException {
+    Path warehouse = root.resolve("warehouse");
     List<String> args = new ArrayList<>(List.of("--master", "local[2]", "--name", name));
     args.addAll(List.of(
         "--jars", (official ? officialRuntimeJar() : Settings.runtimeJar()).toString(),
@@ -78,8 +87,9 @@ class StreamCheckpointInteropIT {
         "--conf", "spark.sql.catalog.cat.warehouse=" + warehouse.toUri(),
         "--class", StreamApp.class.getName(),
         appJar.toString(),
-        "cat." + table, checkpoint.toString(), String.valueOf(preload), String.valueOf(total)));
-    String output = spark.run("org.apache.spark.deploy.SparkSubmit", List.of("-Xmx1g"), args,
+        "cat." + table, checkpoint.toString(), String.valueOf(preload), String.valueOf(total),
+        String.valueOf(perBatch)));
+    String output = spark.run("org.apache.spark.deploy.SparkSubmit", List.of("-Xmx2g"), args,
         root.resolve(name + ".log"), root.resolve(name), TIMEOUT);
     assertThat(output).contains(StreamApp.DONE_PREFIX);
     return output;
@@ -154,7 +164,7 @@ class StreamCheckpointInteropIT {
   }
 
   /** A jar holding only {@link StreamApp}, which knows nothing of either runtime. */
-  private static Path writeAppJar(Path jar) throws IOException {
+  static Path writeAppJar(Path jar) throws IOException {
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
     String entry = StreamApp.class.getName().replace('.', '/') + ".class";

@@ -131,6 +131,10 @@ class IncrementalReadTest extends SparkTestBase {
                 .option("snapshot-id", String.valueOf(snapshots.get(1))).table("floe.inc.t").collectAsList())
         .hasMessageContaining("Cannot use time travel in incremental scan");
     assertThatThrownBy(
+            () -> spark.read().option("start-snapshot-id", String.valueOf(snapshots.get(0)))
+                .option("versionAsOf", String.valueOf(snapshots.get(1))).table("floe.inc.t").collectAsList())
+        .hasMessageContaining("Cannot use time travel in incremental scan");
+    assertThatThrownBy(
             () -> spark.read().option("start-snapshot-id", "x").table("floe.inc.t").collectAsList())
         .hasMessageContaining("option 'start-snapshot-id' is not a snapshot id: x");
   }
