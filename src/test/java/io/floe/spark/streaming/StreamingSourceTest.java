@@ -177,6 +177,21 @@ class StreamingSourceTest extends SparkTestBase {
   }
 
   @Test
+  void streamStartedOnAnEmptyTableReadsWhatIsAppendedLater() throws Exception {
+    StreamingQuery query = start(Trigger.ProcessingTime(0));
+    query.processAllAvailable();
+    assertThat(allIds()).isEmpty();
+    append(0, 6, 2);
+    query.processAllAvailable();
+    append(6, 9, 1);
+    query.processAllAvailable();
+    query.stop();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 9));
+  }
+
+  @Test
   void maxFilesPerMicroBatchSplitsSnapshots() throws Exception {
     append(0, 30, 3);
     append(30, 40, 1);
