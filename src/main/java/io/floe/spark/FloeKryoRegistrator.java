@@ -15,6 +15,7 @@ import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.exec.ReadSettings;
+import io.floe.spark.streaming.FloeStreamingWriterFactory;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.FloeDataWriterFactory;
@@ -43,7 +44,7 @@ import org.apache.spark.serializer.KryoRegistrator;
  * spark.kryo.registrator=io.floe.spark.FloeKryoRegistrator}.
  *
  * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, write, batch
- * write, writer factory, commit message and the values they carry) and the Iceberg values that
+ * write, writer factories of batches and streams, commit message and the values they carry) and the Iceberg values that
  * travel inside them (data and delete files, file and metadata-table scan tasks, the delete-file
  * tasks of the {@code position_deletes} table, the serializable table copy, FileIO, schema,
  * partition spec). Iceberg defines the serialized form of its values
@@ -121,7 +122,8 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 HadoopFileIO.class,
                 ResolvingFileIO.class,
                 Schema.class,
-                PartitionSpec.class));
+                PartitionSpec.class,
+                FloeStreamingWriterFactory.class));
     for (String name : ICEBERG_INTERNAL_CLASSES) {
       classes.add(load(name));
     }

@@ -8,6 +8,7 @@ import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.TimeTravel;
 import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
 import io.floe.spark.rowlevel.MetadataDelete;
+import io.floe.spark.streaming.FloeStreaming;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
@@ -67,7 +68,9 @@ public class FloeTable
           TableCapability.BATCH_WRITE,
           TableCapability.TRUNCATE,
           TableCapability.OVERWRITE_BY_FILTER,
-          TableCapability.OVERWRITE_DYNAMIC);
+          TableCapability.OVERWRITE_DYNAMIC,
+          TableCapability.STREAMING_WRITE,
+          TableCapability.MICRO_BATCH_READ);
   private static final Set<TableCapability> READ_ONLY = EnumSet.of(TableCapability.BATCH_READ);
 
   private final Table table;
@@ -214,7 +217,8 @@ public class FloeTable
       throw new IllegalArgumentException(
           "Cannot read " + table.name() + ".branch_" + branch + ": branch '" + branch + "' does not exist");
     }
-    return new FloeScanBuilder(table, snapshotId, schema, options);
+    FloeScanBuilder builder = new FloeScanBuilder(table, snapshotId, schema, options);
+    return loader == null || branch != null ? builder : builder.withStreaming(FloeStreaming.source(loader));
   }
 
   @Override
@@ -226,7 +230,7 @@ public class FloeTable
       throw new UnsupportedOperationException(
           "Cannot write to " + name() + " as of snapshot " + snapshotId + ": time travel is read-only");
     }
-    return new FloeWriteBuilder(table, loader, info, branch);
+    return new FloeWriteBuilder(table, loader, info, branch).withStreaming(FloeStreaming.sink());
   }
 
   /** DELETE, UPDATE and MERGE: copy-on-write or merge-on-read, as the table's properties say. */

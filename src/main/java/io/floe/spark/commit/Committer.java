@@ -341,7 +341,9 @@ public final class Committer {
     switch (request.mode()) {
       case APPEND:
         {
-          var append = table.newAppend();
+          // a stream epoch appends as the official runtime's sink does: a fast append, which
+          // writes one new manifest and rewrites no existing one, keeping the epoch's commit short
+          var append = StreamEpoch.of(request) != null ? table.newFastAppend() : table.newAppend();
           request.dataFiles().forEach(append::appendFile);
           return append;
         }
@@ -502,9 +504,12 @@ public final class Committer {
 
   /**
    * The first snapshot of the ancestry (newest first) that carries the request's commit id; for an
-   * id chosen per write, the search stops at the write's starting snapshot.
+   * id chosen per write, the search stops at the write's starting snapshot. For a stream epoch
+   * ({@link StreamEpoch}) the first snapshot of the same query decides: its epoch, if the same or
+   * later, is found; an earlier one ends the search, since epochs commit in order.
    */
   static Snapshot search(Iterable<Snapshot> ancestry, CommitRequest request) {
+    StreamEpoch epoch = StreamEpoch.of(request);
     for (Snapshot snapshot : ancestry) {
       if (!request.searchWholeAncestry()
           && request.startingSnapshotId() != null
@@ -514,6 +519,12 @@ public final class Committer {
       if (snapshot.summary() != null
           && request.commitId().equals(snapshot.summary().get(COMMIT_ID_KEY))) {
         return snapshot;
+      }
+      if (epoch != null) {
+        StreamEpoch recorded = StreamEpoch.fromSummary(snapshot.summary());
+        if (recorded != null && recorded.queryId().equals(epoch.queryId())) {
+          return recorded.epochId() >= epoch.epochId() ? snapshot : null;
+        }
       }
     }
     return null;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -36,6 +37,7 @@ import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.connector.read.partitioning.KeyGroupedPartitioning;
 import org.apache.spark.sql.connector.read.partitioning.Partitioning;
 import org.apache.spark.sql.connector.read.partitioning.UnknownPartitioning;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -71,6 +73,8 @@ public final class FloeScan
   private final DriverMetrics metrics;
   private volatile List<FloeInputPartition> filtered;
   private volatile long runtimeSkippedFiles;
+  // driver-only: builds the stream source, null when the table offers none
+  private transient Function<String, MicroBatchStream> streams;
 
   /**
    * @param tableName the table's name
@@ -178,6 +182,20 @@ public final class FloeScan
                     ? null
                     : NameMappingParser.fromJson(options.nameMapping())),
             options.vectorizationEnabled()));
+  }
+
+  /** Lets the scan run as a stream's source; {@code streams} maps the checkpoint location to it. */
+  void streamingWith(Function<String, MicroBatchStream> streams) {
+    this.streams = streams;
+  }
+
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    if (streams == null) {
+      throw new UnsupportedOperationException(
+          "Cannot read " + tableName + " as a stream: the table takes batch reads only");
+    }
+    return streams.apply(checkpointLocation);
   }
 
   @Override

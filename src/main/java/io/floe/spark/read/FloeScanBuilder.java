@@ -1,11 +1,13 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
 import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -55,6 +57,10 @@ public final class FloeScanBuilder
   private final Long pinnedSnapshotId;
   private final Schema schema;
   private final ReadOptions options;
+  private final Map<String, String> givenOptions;
+  private MicroBatchStreamFactory streams;
+  // null unless the options ask for the appends between two snapshots
+  private final IncrementalRange incremental;
   private final List<Predicate> pushed = new ArrayList<>();
   private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
@@ -80,6 +86,22 @@ public final class FloeScanBuilder
     this.options =
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
     this.ignoredMetricsFieldIds = this.options.ignoredMetricsFieldIds(schema);
+    this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
+    this.incremental =
+        table instanceof BaseMetadataTable
+            ? null
+            : IncrementalRange.fromOptions(table, givenOptions, this.options.timeTravel());
+    if (incremental != null && snapshotId != null) {
+      // the table itself was loaded at a snapshot (VERSION AS OF, a branch's name)
+      throw new IllegalArgumentException(
+          "Cannot read " + table.name() + ": Cannot use time travel in incremental scan");
+    }
+  }
+
+  /** Lets the built scan run as a stream's source ({@link FloeScan#toMicroBatchStream}). */
+  public FloeScanBuilder withStreaming(MicroBatchStreamFactory factory) {
+    this.streams = Objects.requireNonNull(factory, "factory is null");
+    return this;
   }
 
   /**
@@ -229,7 +251,8 @@ public final class FloeScanBuilder
           options.aggregatePushdown()
               && !(table instanceof BaseMetadataTable)
               && postScanFilters == 0
-              && limit == null;
+              && limit == null
+              && incremental == null;
       // with no predicate left for Spark, the filter selects whole partitions: every row of every
       // file planned with it counts
       askedAnswer =
@@ -272,23 +295,36 @@ public final class FloeScanBuilder
             conf.numShufflePartitions(),
             conf.cboEnabled() || conf.planStatsEnabled());
     ScanPlanner.Plan plan =
-        ScanPlanner.plan(
-            table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
-    return new FloeScan(
-        table.name(),
-        metadataLocation(),
-        snapshotId,
-        table.io(),
-        schema,
-        readSchema,
-        filter,
-        FloeInputPartition.of(plan.groups()),
-        options,
-        plan.layout(),
-        plan.metrics());
+        incremental != null
+            ? IncrementalPlanner.plan(
+                table, incremental.startSnapshotId(), incremental.endSnapshotId(), filter,
+                options.planOptions())
+            : ScanPlanner.plan(
+                table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
+    FloeScan scan =
+        new FloeScan(
+            table.name(),
+            metadataLocation(),
+            snapshotId,
+            table.io(),
+            schema,
+            readSchema,
+            filter,
+            FloeInputPartition.of(plan.groups()),
+            options,
+            plan.layout(),
+            plan.metrics());
+    if (streams != null && dataTable) {
+      MicroBatchStreamFactory factory = streams;
+      scan.streamingWith(checkpoint -> factory.create(scan, givenOptions, checkpoint));
+    }
+    return scan;
   }
 
   private Long snapshotToRead() {
+    if (incremental != null) {
+      return incremental.endSnapshotId();
+    }
     if (options.timeTravel() != null) {
       return options.timeTravel().snapshotId(table);
     }

@@ -98,7 +98,7 @@ public record ReadOptions(
   public static final int PREFETCH_FILES_DEFAULT = 2;
   private static final long MAX_PARTITION_BYTES_DEFAULT = 128L * 1024 * 1024;
 
-  private static final Set<String> KNOWN =
+  private static final Set<String> KNOWN = withStreamingNames(
       Set.of(
           SPLIT_SIZE,
           LOOKBACK,
@@ -119,7 +119,13 @@ public record ReadOptions(
           // Spark's own time travel options (spark.sql.timeTravelVersionKey and TimestampKey),
           // which Spark resolves when it loads the table and then passes on to the scan
           "versionasof",
-          "timestampasof");
+          "timestampasof"));
+
+  private static Set<String> withStreamingNames(Set<String> names) {
+    Set<String> all = new HashSet<>(names);
+    all.addAll(StreamingReadOptionNames.ALL);
+    return Set.copyOf(all);
+  }
 
   public ReadOptions {
     ignoredMetricsColumns =

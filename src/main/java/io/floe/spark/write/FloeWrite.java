@@ -10,6 +10,7 @@ import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 
 /**
  * A planned write: what it writes, how Spark must distribute and order its rows ({@link
@@ -21,9 +22,24 @@ public final class FloeWrite implements RequiresDistributionAndOrdering, Seriali
   // filled by the batch write's commit, read by Spark for the UI after the commit or its failure
   private final CommitStats commitStats = new CommitStats();
 
+  // null when the table offers no streaming writes
+  private final StreamingWriteFactory streaming;
+  private final String queryId;
+
   public FloeWrite(WriteContext context) {
+    this(context, null, null);
+  }
+
+  /**
+   * @param streaming builds the stream sink of {@link #toStreaming()}, or null for a batch-only
+   *     write
+   * @param queryId Spark's id of the query that writes (for a stream, the same across restarts)
+   */
+  public FloeWrite(WriteContext context, StreamingWriteFactory streaming, String queryId) {
     this.context = Objects.requireNonNull(context, "context is null");
     this.distribution = WriteDistribution.of(context);
+    this.streaming = streaming;
+    this.queryId = queryId;
   }
 
   public WriteContext context() {
@@ -58,6 +74,16 @@ public final class FloeWrite implements RequiresDistributionAndOrdering, Seriali
   @Override
   public BatchWrite toBatch() {
     return new FloeBatchWrite(context, commitStats);
+  }
+
+  /** The stream sink: one snapshot per epoch, replayed epochs skipped. */
+  @Override
+  public StreamingWrite toStreaming() {
+    if (streaming == null || queryId == null) {
+      throw new UnsupportedOperationException(
+          "Cannot write a stream to " + context.tableName() + ": the table takes batch writes only");
+    }
+    return streaming.create(context, queryId);
   }
 
   @Override

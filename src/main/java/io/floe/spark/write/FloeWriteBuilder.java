@@ -30,6 +30,7 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
   private final String branch;
   private WriteMode mode = WriteMode.APPEND;
   private Expression overwriteFilter;
+  private StreamingWriteFactory streaming;
 
   /**
    * @param branch the branch the table's name selects ({@code <table>.branch_<name>}), or null; a
@@ -40,6 +41,12 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
     this.loader = Objects.requireNonNull(loader, "loader is null");
     this.info = Objects.requireNonNull(info, "info is null");
     this.branch = branch;
+  }
+
+  /** Lets the built write run as a stream's sink ({@link FloeWrite#toStreaming()}). */
+  public FloeWriteBuilder withStreaming(StreamingWriteFactory factory) {
+    this.streaming = Objects.requireNonNull(factory, "factory is null");
+    return this;
   }
 
   @Override
@@ -115,7 +122,9 @@ public final class FloeWriteBuilder implements SupportsOverwriteV2, SupportsDyna
             overwriteFilter,
             commitId,
             start == null ? null : start.snapshotId(),
-            options));
+            options),
+        streaming,
+        info.queryId());
   }
 
   private Optional<Expression> convert(Predicate[] predicates) {

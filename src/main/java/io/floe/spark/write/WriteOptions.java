@@ -134,7 +134,9 @@ public record WriteOptions(
           MERGE_SCHEMA,
           MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
           "path",
-          "paths");
+          "paths",
+          // Spark passes a stream's checkpoint folder on to its sink among the write options
+          "checkpointlocation");
 
   public WriteOptions {
     if (commitId != null && commitId.isBlank()) {

@@ -1,0 +1,64 @@
+package io.floe.spark.read.plan;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.IncrementalAppendScan;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans an incremental read on the driver, once: the data files appended after one snapshot up to
+ * another (Iceberg's incremental append scan, which reads {@code append} snapshots only), packed
+ * into task groups balanced by bytes as a snapshot scan's are. The plan reports no partitioning and
+ * no ordering.
+ */
+public final class IncrementalPlanner {
+  private static final Logger LOG = LoggerFactory.getLogger(IncrementalPlanner.class);
+
+  private IncrementalPlanner() {}
+
+  /**
+   * @param startSnapshotId the snapshot after which appends are read (exclusive)
+   * @param endSnapshotId the last snapshot whose appends are read (inclusive)
+   * @param filter the scan's filter, in the table's current column names
+   * @throws IllegalArgumentException when the start is not an ancestor of the end (Iceberg's
+   *     message)
+   */
+  public static ScanPlanner.Plan plan(
+      Table table, long startSnapshotId, long endSnapshotId, Expression filter, PlanOptions options) {
+    long start = System.nanoTime();
+    IncrementalAppendScan scan =
+        table.newIncrementalAppendScan()
+            .fromSnapshotExclusive(startSnapshotId)
+            .toSnapshot(endSnapshotId)
+            .caseSensitive(options.caseSensitive())
+            .filter(filter);
+    List<FileScanTask> tasks = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
+      planned.forEach(tasks::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot plan the incremental read of " + table.name(), e);
+    }
+    tasks.sort(TaskGrouping.TASK_ORDER);
+    long splitSize =
+        TaskGrouping.splitSize(options, TaskGrouping.totalWeight(tasks, options.openFileCost()));
+    List<FileScanTask> splits = TaskGrouping.split(tasks, splitSize);
+    List<TaskGroup> groups = new ArrayList<>();
+    for (List<FileScanTask> group :
+        TaskGrouping.balance(splits, splitSize, options.openFileCost(), TaskGrouping.TASK_ORDER)) {
+      groups.add(TaskGroup.of(group));
+    }
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    LOG.info(
+        "Planned the appends of {} after snapshot {} up to {}: {} file tasks in {} input partitions in {} ms",
+        table.name(), startSnapshotId, endSnapshotId, splits.size(), groups.size(), millis);
+    return new ScanPlanner.Plan(
+        List.copyOf(groups), ScanLayout.unordered(splitSize), new DriverMetrics(millis, groups.size(), 0));
+  }
+}

@@ -1,0 +1,338 @@
+package io.floe.spark.streaming;
+
+import io.floe.spark.commit.TableLoader;
+import io.floe.spark.read.FloeInputPartition;
+import io.floe.spark.read.FloeScan;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.iceberg.CombinedScanTask;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
+import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.util.TableScanUtil;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.connector.read.streaming.Offset;
+import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
+import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
+import org.apache.spark.sql.internal.SQLConf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stream source over a table's appended snapshots, in commit order: each micro-batch reads the
+ * data files appended between two {@link SnapshotOffset}s, planned on the driver into Floe's input
+ * partitions and read by the scan's {@link io.floe.spark.read.FloeReaderFactory} (the rows of the
+ * stream's schema, the one the table had when the stream started; files are read by field id).
+ *
+ * <p>Rate limits ({@link ReadLimit}: files, rows, or both) end a micro-batch inside a snapshot when
+ * needed; {@code Trigger.AvailableNow} reads up to the snapshot that was current when the query
+ * started. Which snapshots are read is {@link StreamSnapshots}'s rule.
+ *
+ * <p>The stream's first offset is stored in {@code <checkpoint>/offsets/0} (as the official
+ * runtime does), so a restart before the first micro-batch completes starts at the same place.
+ * Offsets carry the table's UUID: a checkpoint of another table fails the stream.
+ */
+public final class FloeMicroBatchStream
+    implements MicroBatchStream, SupportsAdmissionControl, SupportsTriggerAvailableNow {
+  private static final Logger LOG = LoggerFactory.getLogger(FloeMicroBatchStream.class);
+
+  private final Table table;
+  private final FloeScan scan;
+  private final StreamingReadSettings settings;
+  private final String checkpointLocation;
+  private final SnapshotFiles files = new SnapshotFiles();
+  private long lastRefreshMillis;
+  private Long availableNowSnapshotId;
+  private SnapshotOffset initial;
+
+  /**
+   * @param loader loads the table, once; the stream refreshes it to find new snapshots
+   * @param scan the scan Spark built for the stream
+   * @param options the read options the caller gave
+   * @param checkpointLocation the source's folder in the query's checkpoint
+   */
+  public FloeMicroBatchStream(
+      TableLoader loader, FloeScan scan, Map<String, String> options, String checkpointLocation) {
+    Objects.requireNonNull(loader, "loader is null");
+    this.scan = Objects.requireNonNull(scan, "scan is null");
+    this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
+    this.settings = StreamingReadSettings.resolve(scan.tableName(), options, SQLConf.get());
+    this.table = loader.load();
+    this.lastRefreshMillis = System.currentTimeMillis();
+  }
+
+  public StreamingReadSettings settings() {
+    return settings;
+  }
+
+  @Override
+  public Offset initialOffset() {
+    if (initial == null) {
+      initial = storedInitialOffset();
+    }
+    return initial;
+  }
+
+  @Override
+  public Offset deserializeOffset(String json) {
+    return checkedOffset(SnapshotOffset.fromJson(json));
+  }
+
+  @Override
+  public ReadLimit getDefaultReadLimit() {
+    boolean files = settings.maxFiles() != Integer.MAX_VALUE;
+    boolean rows = settings.maxRows() != Integer.MAX_VALUE;
+    if (files && rows) {
+      return ReadLimit.compositeLimit(
+          new ReadLimit[] {ReadLimit.maxFiles(settings.maxFiles()), ReadLimit.maxRows(settings.maxRows())});
+    }
+    if (files) {
+      return ReadLimit.maxFiles(settings.maxFiles());
+    }
+    return rows ? ReadLimit.maxRows(settings.maxRows()) : ReadLimit.allAvailable();
+  }
+
+  @Override
+  public Offset latestOffset() {
+    throw new UnsupportedOperationException(
+        "Cannot read " + scan.tableName() + " as a stream: Spark must ask for the latest offset with a read limit");
+  }
+
+  /**
+   * The end of the next micro-batch: as far as the limit allows from {@code startOffset}, or null
+   * when no new data file is there.
+   */
+  @Override
+  public Offset latestOffset(Offset startOffset, ReadLimit limit) {
+    refreshWhenDue();
+    SnapshotOffset start = checkedOffset((SnapshotOffset) startOffset);
+    SnapshotOffset begin = start.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : start;
+    Snapshot head = availableNowSnapshotId != null ? table.snapshot(availableNowSnapshotId) : table.currentSnapshot();
+    if (begin.isStart() || head == null) {
+      return null;
+    }
+    BatchLimits limits = BatchLimits.of(limit);
+    List<Snapshot> sequence = new ArrayList<>();
+    sequence.add(snapshot(begin));
+    if (begin.snapshotId() != head.snapshotId()) {
+      sequence.addAll(StreamSnapshots.after(table, begin.snapshotId(), head));
+    }
+    long takenFiles = 0;
+    long takenRows = 0;
+    SnapshotOffset end = begin;
+    for (int index = 0; index < sequence.size(); index++) {
+      Snapshot snapshot = sequence.get(index);
+      boolean allFiles = index == 0 && begin.scanAllFiles();
+      long from = index == 0 ? begin.position() : 0;
+      if (!StreamSnapshots.reads(snapshot, allFiles, settings)) {
+        end = new SnapshotOffset(snapshot.snapshotId(), 0, false, begin.tableUuid());
+        continue;
+      }
+      long position = from;
+      boolean full = false;
+      for (SnapshotFiles.Positioned file : files.of(table, snapshot, allFiles, caseSensitive())) {
+        if (file.position() < from) {
+          continue;
+        }
+        if (takenFiles + 1 > limits.maxFiles()) {
+          full = true;
+          break;
+        }
+        takenFiles += 1;
+        takenRows += file.task().file().recordCount();
+        position = file.position() + 1;
+        if (takenRows >= limits.maxRows()) {
+          full = true;
+          break;
+        }
+      }
+      end = new SnapshotOffset(snapshot.snapshotId(), position, allFiles, begin.tableUuid());
+      if (full) {
+        break;
+      }
+    }
+    return end.equals(begin) ? null : end;
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
+    SnapshotOffset start = checkedOffset((SnapshotOffset) startOffset);
+    SnapshotOffset end = checkedOffset((SnapshotOffset) endOffset);
+    if (end.isStart()) {
+      return new InputPartition[0];
+    }
+    SnapshotOffset begin = start.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : start;
+    if (begin.isStart()) {
+      return new InputPartition[0];
+    }
+    Snapshot last = snapshot(end);
+    List<Snapshot> sequence = new ArrayList<>();
+    sequence.add(snapshot(begin));
+    if (begin.snapshotId() != last.snapshotId()) {
+      sequence.addAll(StreamSnapshots.after(table, begin.snapshotId(), last));
+    }
+    List<FileScanTask> tasks = new ArrayList<>();
+    for (int index = 0; index < sequence.size(); index++) {
+      Snapshot snapshot = sequence.get(index);
+      boolean allFiles = index == 0 && begin.scanAllFiles();
+      long from = index == 0 ? begin.position() : 0;
+      long to = snapshot.snapshotId() == last.snapshotId() ? end.position() : Long.MAX_VALUE;
+      if (!StreamSnapshots.reads(snapshot, allFiles, settings)) {
+        continue;
+      }
+      for (SnapshotFiles.Positioned file : files.of(table, snapshot, allFiles, caseSensitive())) {
+        if (file.position() >= from && file.position() < to) {
+          FileScanTask task = withResidual(file.task());
+          if (task != null) {
+            tasks.add(task);
+          }
+        }
+      }
+    }
+    LOG.info(
+        "Micro-batch of {} from {} to {}: {} data files", scan.tableName(), begin, end, tasks.size());
+    return partitions(tasks);
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return scan.toBatch().createReaderFactory();
+  }
+
+  @Override
+  public void prepareForTriggerAvailableNow() {
+    table.refresh();
+    lastRefreshMillis = System.currentTimeMillis();
+    Snapshot current = table.currentSnapshot();
+    // no snapshot yet: the stream ends without data, as nothing is available now
+    availableNowSnapshotId = current == null ? Long.valueOf(-1L) : Long.valueOf(current.snapshotId());
+    LOG.info("Trigger.AvailableNow on {}: reading up to snapshot {}", scan.tableName(), availableNowSnapshotId);
+  }
+
+  @Override
+  public void commit(Offset end) {}
+
+  @Override
+  public void stop() {}
+
+  private boolean caseSensitive() {
+    return scan.options().caseSensitive();
+  }
+
+  private void refreshWhenDue() {
+    long now = System.currentTimeMillis();
+    if (now - lastRefreshMillis >= settings.pollingIntervalMs()) {
+      table.refresh();
+      lastRefreshMillis = now;
+    }
+  }
+
+  private Snapshot snapshot(SnapshotOffset offset) {
+    Snapshot snapshot = table.snapshot(offset.snapshotId());
+    if (snapshot == null) {
+      // the offset may be newer than the metadata this stream last loaded
+      table.refresh();
+      lastRefreshMillis = System.currentTimeMillis();
+      snapshot = table.snapshot(offset.snapshotId());
+    }
+    if (snapshot == null) {
+      throw new IllegalStateException(
+          "Cannot load current offset at snapshot " + offset.snapshotId() + " of " + scan.tableName()
+              + ", the snapshot was expired or removed");
+    }
+    return snapshot;
+  }
+
+  private SnapshotOffset checkedOffset(SnapshotOffset offset) {
+    String uuid = StreamSnapshots.uuid(table);
+    if (offset.tableUuid() != null && uuid != null && !offset.tableUuid().equals(uuid)) {
+      throw new IllegalStateException(
+          "Cannot read " + scan.tableName() + " as a stream from this checkpoint: its offsets belong"
+              + " to another table (UUID " + offset.tableUuid() + ", this table's is " + uuid + ")");
+    }
+    return offset;
+  }
+
+  /** The task with the scan's filter as its residual, or null when the filter rules its partition out. */
+  private FileScanTask withResidual(FileScanTask task) {
+    Expression filter = scan.filter();
+    if (filter.op() == Expression.Operation.TRUE) {
+      return task;
+    }
+    Expression residual =
+        ResidualEvaluator.of(task.spec(), filter, caseSensitive()).residualFor(task.file().partition());
+    return residual.op() == Expression.Operation.FALSE ? null : task;
+  }
+
+  private InputPartition[] partitions(List<FileScanTask> tasks) {
+    Map<String, String> properties = table.properties();
+    long splitSize =
+        scan.options().splitSize() != null
+            ? scan.options().splitSize()
+            : Long.parseLong(
+                properties.getOrDefault(
+                    TableProperties.SPLIT_SIZE, String.valueOf(TableProperties.SPLIT_SIZE_DEFAULT)));
+    long openFileCost = scan.options().openFileCost();
+    List<InputPartition> partitions = new ArrayList<>();
+    CloseableIterable<FileScanTask> splits =
+        TableScanUtil.splitFiles(CloseableIterable.withNoopClose(tasks), splitSize);
+    for (CombinedScanTask group :
+        TableScanUtil.planTasks(splits, splitSize, TableProperties.SPLIT_LOOKBACK_DEFAULT, openFileCost)) {
+      List<ScanTask> groupTasks = group.files().stream().map(ScanTask.class::cast).collect(Collectors.toList());
+      partitions.add(new FloeInputPartition(partitions.size(), groupTasks, null));
+    }
+    return partitions.toArray(new InputPartition[0]);
+  }
+
+  /** The first offset, read from the checkpoint, or worked out now and written there. */
+  private SnapshotOffset storedInitialOffset() {
+    HadoopFileIO io = new HadoopFileIO(SparkSession.active().sessionState().newHadoopConf());
+    String location = checkpointLocation + "/offsets/0";
+    InputFile stored = io.newInputFile(location);
+    if (stored.exists()) {
+      try (BufferedReader reader =
+          new BufferedReader(new InputStreamReader(stored.newStream(), StandardCharsets.UTF_8))) {
+        return checkedOffset(SnapshotOffset.fromJson(reader.lines().collect(Collectors.joining("\n"))));
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read the stream's first offset from " + location, e);
+      }
+    }
+    table.refresh();
+    lastRefreshMillis = System.currentTimeMillis();
+    SnapshotOffset offset = StreamSnapshots.startingOffset(table, settings.fromTimestamp());
+    OutputFile output = io.newOutputFile(location);
+    try (OutputStream out = output.createOrOverwrite()) {
+      out.write(offset.json().getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the stream's first offset to " + location, e);
+    }
+    return offset;
+  }
+
+  @Override
+  public String toString() {
+    return "FloeMicroBatchStream{table=" + scan.tableName() + ", settings=" + settings + "}";
+  }
+}

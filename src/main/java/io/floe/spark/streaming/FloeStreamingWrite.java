@@ -1,0 +1,196 @@
+package io.floe.spark.streaming;
+
+import io.floe.spark.commit.CommitOutcome;
+import io.floe.spark.commit.CommitRequest;
+import io.floe.spark.commit.CommitStateUnknownError;
+import io.floe.spark.commit.Committer;
+import io.floe.spark.commit.StreamEpoch;
+import io.floe.spark.commit.WriteMode;
+import io.floe.spark.write.FloeCommitMessage;
+import io.floe.spark.write.WriteContext;
+import io.floe.spark.write.WriteDistribution;
+import io.floe.spark.write.WriteOptions;
+import io.floe.spark.write.exec.DataWriterSettings;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.FileIO;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stream sink on the driver: commits each epoch's data files as one snapshot through the {@link
+ * Committer}, exactly once. The snapshot's summary records the query and epoch ({@link
+ * StreamEpoch}: the official runtime's keys, and {@code floe.commit-id} derived from them).
+ *
+ * <p>An epoch already in the target branch (committed before a crash that came between the table
+ * commit and Spark's checkpoint commit, or by the official runtime on the same checkpoint) is found
+ * before the commit and again inside every commit attempt; it adds nothing and the files this run
+ * wrote for it are deleted. The search ends at the query's previous epoch, so it reads only the
+ * snapshots committed since then (the whole ancestry once, for a query's first commit).
+ *
+ * <p>Append mode appends the files; an epoch that wrote nothing commits nothing. Complete mode
+ * replaces every row of the table (of the branch) with the epoch's rows, in one overwrite snapshot,
+ * also when the epoch is empty. Neither validates against concurrent commits: a commit never fails
+ * because another writer appended meanwhile (Iceberg retries it on the new head).
+ *
+ * <p>{@link #abort} deletes an epoch's files unless that epoch's commit succeeded or its outcome is
+ * unknown.
+ */
+public final class FloeStreamingWrite implements StreamingWrite {
+  private static final Logger LOG = LoggerFactory.getLogger(FloeStreamingWrite.class);
+
+  private final WriteContext context;
+  private final String queryId;
+  // epochs whose files the table may reference (committed, or outcome unknown)
+  private final Set<Long> keptEpochs = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param context what the write was planned from; {@link WriteMode#APPEND} or, for complete
+   *     mode, {@link WriteMode#OVERWRITE_BY_FILTER} of every row
+   * @param queryId the streaming query's id
+   * @throws IllegalArgumentException for a write mode or option a stream cannot use
+   */
+  public FloeStreamingWrite(WriteContext context, String queryId) {
+    this.context = Objects.requireNonNull(context, "context is null");
+    this.queryId = Objects.requireNonNull(queryId, "queryId is null");
+    boolean complete =
+        context.mode() == WriteMode.OVERWRITE_BY_FILTER
+            && context.overwriteFilter().op() == Expressions.alwaysTrue().op();
+    if (context.mode() != WriteMode.APPEND && !complete) {
+      throw new IllegalArgumentException(
+          "Cannot write a stream to " + context.tableName() + ": write mode " + context.mode()
+              + " is not append or complete");
+    }
+    if (context.callerChosenCommitId()) {
+      throw new IllegalArgumentException(
+          "Cannot write a stream to " + context.tableName() + ": option '" + WriteOptions.COMMIT_ID
+              + "' is for batch writes; each epoch's commit id is derived from the query and epoch");
+    }
+    if (context.options().wapId() != null) {
+      throw new IllegalArgumentException(
+          "Cannot write a stream to " + context.tableName() + ": a stream's epochs cannot be"
+              + " staged for write-audit-publish (spark.wap.id); write to a branch instead");
+    }
+  }
+
+  public WriteContext context() {
+    return context;
+  }
+
+  public String queryId() {
+    return queryId;
+  }
+
+  @Override
+  public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo info) {
+    return new FloeStreamingWriterFactory(
+        new DataWriterSettings(
+            context.table(),
+            context.spec().specId(),
+            context.options().targetFileSizeBytes(),
+            context.options().fanoutEnabled(),
+            WriteDistribution.of(context).sortsBySortOrder(),
+            context.options().fileWriteProperties()));
+  }
+
+  @Override
+  public boolean useCommitCoordinator() {
+    return false;
+  }
+
+  @Override
+  public void commit(long epochId, WriterCommitMessage[] messages) {
+    StreamEpoch epoch = new StreamEpoch(queryId, epochId);
+    List<DataFile> files = dataFiles(messages);
+    if (files.isEmpty() && context.mode() == WriteMode.APPEND) {
+      LOG.info(
+          "Nothing to commit to {} for epoch {} of query {}: no data files",
+          context.tableName(), epochId, queryId);
+      return;
+    }
+    Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
+    properties.putAll(epoch.summaryProperties());
+    CommitRequest request =
+        new CommitRequest(
+            context.mode(),
+            files,
+            context.overwriteFilter(),
+            epoch.commitId(),
+            true,
+            null,
+            context.options().branch(),
+            null,
+            properties,
+            null,
+            null);
+    CommitOutcome outcome;
+    try {
+      Table live = context.loader().load();
+      outcome = new Committer(live, context.tableName()).commit(request);
+    } catch (CommitStateUnknownError | Error e) {
+      keptEpochs.add(epochId);
+      throw e;
+    }
+    if (outcome.writtenFilesUnused()) {
+      LOG.info(
+          "Epoch {} of query {} is already in {} (snapshot {}): deleting the {} files of its replay",
+          epochId, queryId, context.tableName(), outcome.snapshotId(), files.size());
+      deleteQuietly(files);
+    } else {
+      keptEpochs.add(epochId);
+    }
+  }
+
+  @Override
+  public void abort(long epochId, WriterCommitMessage[] messages) {
+    if (keptEpochs.contains(epochId)) {
+      LOG.warn(
+          "Not deleting the files of epoch {} of query {} to {}: its commit succeeded or its"
+              + " outcome is unknown",
+          epochId, queryId, context.tableName());
+      return;
+    }
+    deleteQuietly(dataFiles(messages));
+  }
+
+  private void deleteQuietly(List<DataFile> files) {
+    FileIO io = context.table().io();
+    for (DataFile file : files) {
+      try {
+        io.deleteFile(file.location());
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
+      }
+    }
+  }
+
+  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
+    List<DataFile> files = new ArrayList<>();
+    if (messages != null) {
+      for (WriterCommitMessage message : messages) {
+        if (message instanceof FloeCommitMessage) {
+          files.addAll(((FloeCommitMessage) message).dataFiles());
+        }
+      }
+    }
+    return files;
+  }
+
+  @Override
+  public String toString() {
+    return "FloeStreamingWrite{table=" + context.tableName() + ", mode=" + context.mode()
+        + ", query=" + queryId + ", branch=" + context.options().branch() + "}";
+  }
+}

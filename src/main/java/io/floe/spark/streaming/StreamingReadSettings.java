@@ -1,0 +1,61 @@
+package io.floe.spark.streaming;
+
+import io.floe.spark.read.ReadOptions;
+import io.floe.spark.read.StreamingReadOptionNames;
+import io.floe.spark.util.OptionResolver;
+import java.util.Map;
+import org.apache.spark.sql.internal.SQLConf;
+
+/**
+ * A stream source's settings, resolved once when the stream starts: the read option, then the
+ * session conf {@code spark.floe.read.<option>}, then the default. The names are the official
+ * runtime's ({@link StreamingReadOptionNames}).
+ *
+ * @param fromTimestamp start at the first snapshot committed at or after this time (millis), or
+ *     {@link Long#MIN_VALUE} to start at the oldest snapshot of the table's history
+ * @param maxFiles the most data files one micro-batch reads (a soft limit: at least one)
+ * @param maxRows the most rows one micro-batch reads (soft: a batch ends with the file that
+ *     reaches the limit, and always takes at least one file)
+ * @param skipDeletes pass over {@code delete} snapshots instead of failing
+ * @param skipOverwrites pass over {@code overwrite} snapshots instead of failing
+ * @param pollingIntervalMs the least time between two loads of the table's metadata while looking
+ *     for new snapshots; 0 loads it at every trigger
+ */
+public record StreamingReadSettings(
+    long fromTimestamp,
+    int maxFiles,
+    int maxRows,
+    boolean skipDeletes,
+    boolean skipOverwrites,
+    long pollingIntervalMs) {
+
+  public StreamingReadSettings {
+    if (maxFiles <= 0 || maxRows <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot read a stream: options '" + StreamingReadOptionNames.MAX_FILES_PER_MICRO_BATCH
+              + "' (" + maxFiles + ") and '" + StreamingReadOptionNames.MAX_ROWS_PER_MICRO_BATCH
+              + "' (" + maxRows + ") must be positive");
+    }
+    if (pollingIntervalMs < 0) {
+      throw new IllegalArgumentException(
+          "Cannot read a stream: option '" + StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS
+              + "' must not be negative, not " + pollingIntervalMs);
+    }
+  }
+
+  /** The settings of a stream over {@code tableName} from the caller's read options. */
+  public static StreamingReadSettings resolve(
+      String tableName, Map<String, String> options, SQLConf session) {
+    OptionResolver resolver =
+        new OptionResolver(
+            "Cannot read " + tableName + " as a stream", options, session,
+            ReadOptions.SESSION_PREFIX, Map.of());
+    return new StreamingReadSettings(
+        resolver.longValue(StreamingReadOptionNames.STREAM_FROM_TIMESTAMP, null, Long.MIN_VALUE),
+        resolver.intValue(StreamingReadOptionNames.MAX_FILES_PER_MICRO_BATCH, null, Integer.MAX_VALUE),
+        resolver.intValue(StreamingReadOptionNames.MAX_ROWS_PER_MICRO_BATCH, null, Integer.MAX_VALUE),
+        resolver.booleanValue(StreamingReadOptionNames.SKIP_DELETE_SNAPSHOTS, null, false),
+        resolver.booleanValue(StreamingReadOptionNames.SKIP_OVERWRITE_SNAPSHOTS, null, false),
+        resolver.longValue(StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS, null, 0L));
+  }
+}

@@ -1,0 +1,362 @@
+package io.floe.spark.streaming;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.spark.SparkTestBase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.streaming.DataStreamReader;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.apache.spark.sql.streaming.Trigger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The stream source on a real SparkSession: tables written by batch writes, streams with real
+ * checkpoints; every micro-batch's rows are recorded on the driver (foreachBatch).
+ */
+class StreamingSourceTest extends SparkTestBase {
+  // micro-batch id -> its ids, per test (the driver runs foreachBatch)
+  private static final Map<String, Map<Long, List<Long>>> BATCHES = new ConcurrentHashMap<>();
+
+  private Path checkpoints;
+  private String run;
+
+  @BeforeAll
+  static void namespace() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.s");
+  }
+
+  @BeforeEach
+  void setUp() throws IOException {
+    checkpoints = Files.createTempDirectory("floe-source-checkpoints");
+    run = checkpoints.getFileName().toString();
+    BATCHES.put(run, new TreeMap<>());
+    sql("CREATE TABLE floe.s.src (id BIGINT, data STRING) USING iceberg");
+  }
+
+  @AfterEach
+  void tearDown() throws IOException, TimeoutException {
+    for (StreamingQuery query : spark.streams().active()) {
+      query.stop();
+    }
+    sql("DROP TABLE IF EXISTS floe.s.src");
+    sql("DROP TABLE IF EXISTS floe.s.other");
+    deleteRecursively(checkpoints);
+    BATCHES.remove(run);
+  }
+
+  /** Appends ids [from, to) in {@code files} data files, as one snapshot. */
+  private static void append(String table, long from, long to, int files) {
+    Dataset<Row> rows = spark.range(from, to).selectExpr("id", "CAST(id AS STRING) AS data");
+    try {
+      rows.repartitionByRange(files, rows.col("id")).sortWithinPartitions("id").writeTo(table).append();
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void append(long from, long to, int files) {
+    append("floe.s.src", from, to, files);
+  }
+
+  private StreamingQuery start(Trigger trigger, String... options) throws TimeoutException {
+    return start("floe.s.src", trigger, options);
+  }
+
+  private StreamingQuery start(String table, Trigger trigger, String... options) throws TimeoutException {
+    DataStreamReader reader = spark.readStream();
+    for (int i = 0; i < options.length; i += 2) {
+      reader = reader.option(options[i], options[i + 1]);
+    }
+    String key = run;
+    VoidFunction2<Dataset<Row>, Long> record =
+        (rows, batchId) -> {
+          List<Long> ids = new ArrayList<>();
+          for (Row row : rows.collectAsList()) {
+            ids.add(row.getLong(0));
+          }
+          BATCHES.get(key).put(batchId, ids);
+        };
+    return reader.table(table).writeStream()
+        .option("checkpointLocation", checkpoints.resolve("q").toString())
+        .trigger(trigger)
+        .foreachBatch(record)
+        .start();
+  }
+
+  private Map<Long, List<Long>> batches() {
+    return new TreeMap<>(BATCHES.get(run));
+  }
+
+  private List<Long> allIds() {
+    List<Long> ids = new ArrayList<>();
+    batches().values().forEach(ids::addAll);
+    return ids;
+  }
+
+  private static List<Long> tableIds(String query) {
+    List<Long> ids = new ArrayList<>();
+    for (Row row : spark.sql(query).collectAsList()) {
+      ids.add(row.getLong(0));
+    }
+    ids.sort(null);
+    return ids;
+  }
+
+  private static List<String> rows(String query) {
+    return StreamTables.sortedRows(spark.sql(query));
+  }
+
+  /** The batches that read anything, as the sorted ids each read. */
+  private List<List<Long>> nonEmptyBatches() {
+    List<List<Long>> result = new ArrayList<>();
+    for (List<Long> ids : batches().values()) {
+      if (!ids.isEmpty()) {
+        List<Long> sorted = new ArrayList<>(ids);
+        sorted.sort(null);
+        result.add(sorted);
+      }
+    }
+    return result;
+  }
+
+  private static List<Long> range(long from, long to) {
+    List<Long> ids = new ArrayList<>();
+    for (long id = from; id < to; id++) {
+      ids.add(id);
+    }
+    return ids;
+  }
+
+  @Test
+  void appendsAreReadOnceEachAndInOrderAcrossRestarts() throws Exception {
+    append(0, 10, 2);
+    append(10, 15, 1);
+    StreamingQuery query = start(Trigger.ProcessingTime(0));
+    query.processAllAvailable();
+    append(15, 30, 3);
+    query.processAllAvailable();
+    query.stop();
+    append(30, 40, 2);
+    append(40, 41, 1);
+    StreamingQuery restarted = start(Trigger.ProcessingTime(0));
+    restarted.processAllAvailable();
+    restarted.stop();
+
+    List<Long> read = allIds();
+    assertThat(read).hasSameSizeAs(tableIds("SELECT id FROM floe.s.src"));
+    read.sort(null);
+    assertThat(read).isEqualTo(tableIds("SELECT id FROM floe.s.src"));
+    // snapshots are read in commit order: every batch reads only ids after the previous batch's
+    long previousMax = -1;
+    for (List<Long> ids : nonEmptyBatches()) {
+      assertThat(ids.get(0)).isGreaterThan(previousMax);
+      previousMax = ids.get(ids.size() - 1);
+    }
+  }
+
+  @Test
+  void streamStartedOnAnEmptyTableReadsWhatIsAppendedLater() throws Exception {
+    StreamingQuery query = start(Trigger.ProcessingTime(0));
+    query.processAllAvailable();
+    assertThat(allIds()).isEmpty();
+    append(0, 6, 2);
+    query.processAllAvailable();
+    append(6, 9, 1);
+    query.processAllAvailable();
+    query.stop();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 9));
+  }
+
+  @Test
+  void maxFilesPerMicroBatchSplitsSnapshots() throws Exception {
+    append(0, 30, 3);
+    append(30, 40, 1);
+    StreamingQuery query = start(Trigger.AvailableNow(), "streaming-max-files-per-micro-batch", "2");
+    query.awaitTermination();
+    // four files of ten rows, two snapshots: two batches of two files each
+    assertThat(rows("SELECT record_count FROM floe.s.src.files")).containsExactly("[10]", "[10]", "[10]", "[10]");
+    assertThat(nonEmptyBatches()).hasSize(2);
+    assertThat(nonEmptyBatches().get(0)).hasSize(20);
+    assertThat(nonEmptyBatches().get(1)).hasSize(20);
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 40));
+  }
+
+  @Test
+  void maxRowsPerMicroBatchEndsABatchWithTheFileThatReachesIt() throws Exception {
+    append(0, 40, 4);
+    StreamingQuery query = start(Trigger.AvailableNow(), "streaming-max-rows-per-micro-batch", "15");
+    query.awaitTermination();
+    assertThat(nonEmptyBatches()).extracting(List::size).containsExactly(20, 20);
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 40));
+  }
+
+  @Test
+  void availableNowReadsWhatIsThereAndStops() throws Exception {
+    append(0, 5, 1);
+    append(5, 12, 2);
+    StreamingQuery query = start(Trigger.AvailableNow());
+    query.awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 12));
+    append(12, 20, 1);
+    StreamingQuery again = start(Trigger.AvailableNow());
+    again.awaitTermination();
+    read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 20));
+  }
+
+  @Test
+  void streamFromTimestampStartsAtTheFirstSnapshotAtOrAfterIt() throws Exception {
+    append(0, 5, 1);
+    Thread.sleep(20);
+    long from = System.currentTimeMillis();
+    Thread.sleep(20);
+    append(5, 9, 1);
+    append(9, 11, 1);
+    StreamingQuery query = start(Trigger.AvailableNow(), "stream-from-timestamp", String.valueOf(from));
+    query.awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(5, 11));
+  }
+
+  @Test
+  void deleteSnapshotFailsTheStreamUnlessSkipped() throws Exception {
+    append(0, 3, 1);
+    sql("TRUNCATE TABLE floe.s.src");
+    append(3, 5, 1);
+    assertThat(StreamTables.ancestry(StreamTables.load(warehouse, "s", "src"), null))
+        .extracting(snapshot -> snapshot.operation())
+        .containsExactly(DataOperations.APPEND, DataOperations.DELETE, DataOperations.APPEND);
+
+    StreamingQuery failing = start(Trigger.AvailableNow());
+    assertThatThrownBy(failing::awaitTermination)
+        .isInstanceOf(StreamingQueryException.class)
+        .hasMessageContaining("Cannot process delete snapshot")
+        .hasMessageContaining("streaming-skip-delete-snapshots=true");
+    deleteRecursively(checkpoints.resolve("q"));
+
+    StreamingQuery skipping = start(Trigger.AvailableNow(), "streaming-skip-delete-snapshots", "true");
+    skipping.awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    // appends are read as they were appended; the delete is passed over
+    assertThat(read).isEqualTo(range(0, 5));
+  }
+
+  @Test
+  void overwriteSnapshotFailsTheStreamUnlessSkipped() throws Exception {
+    append(0, 4, 1);
+    sql("INSERT OVERWRITE floe.s.src SELECT id, 'x' FROM floe.s.src WHERE id < 2");
+    append(4, 6, 1);
+    assertThat(StreamTables.ancestry(StreamTables.load(warehouse, "s", "src"), null).get(1).operation())
+        .isEqualTo(DataOperations.OVERWRITE);
+
+    StreamingQuery failing = start(Trigger.AvailableNow());
+    assertThatThrownBy(failing::awaitTermination)
+        .isInstanceOf(StreamingQueryException.class)
+        .hasMessageContaining("Cannot process overwrite snapshot")
+        .hasMessageContaining("streaming-skip-overwrite-snapshots=true");
+    deleteRecursively(checkpoints.resolve("q"));
+
+    StreamingQuery skipping = start(Trigger.AvailableNow(), "streaming-skip-overwrite-snapshots", "true");
+    skipping.awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 6));
+  }
+
+  @Test
+  void compactionSnapshotsArePassedOver() throws Exception {
+    append(0, 6, 1);
+    Table table = StreamTables.load(warehouse, "s", "src");
+    DataFile original;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      original = tasks.iterator().next().file();
+    }
+    // a compaction that rewrites the file as a copy of itself: the same rows, a replace snapshot
+    Path copy = StreamTables.localPath(original.location()).resolveSibling("compacted.parquet");
+    Files.copy(StreamTables.localPath(original.location()), copy);
+    DataFile compacted =
+        DataFiles.builder(table.spec()).copy(original).withPath(copy.toUri().toString()).build();
+    table.newRewrite().deleteFile(original).addFile(compacted).commit();
+    append(6, 8, 1);
+    assertThat(StreamTables.ancestry(StreamTables.load(warehouse, "s", "src"), null).get(1).operation())
+        .isEqualTo(DataOperations.REPLACE);
+
+    StreamingQuery query = start(Trigger.AvailableNow());
+    query.awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isEqualTo(range(0, 8));
+  }
+
+  @Test
+  void unknownStreamingOptionIsAnErrorListingTheKnownOnes() {
+    append(0, 2, 1);
+    assertThatThrownBy(() -> start(Trigger.AvailableNow(), "streaming-max-file-per-micro-batch", "1").awaitTermination())
+        .hasMessageContaining("streaming-max-file-per-micro-batch")
+        .hasMessageContaining("streaming-max-files-per-micro-batch");
+  }
+
+  @Test
+  void checkpointOfAnotherTableFailsClearly() throws Exception {
+    append(0, 3, 1);
+    start(Trigger.AvailableNow()).awaitTermination();
+    sql("CREATE TABLE floe.s.other (id BIGINT, data STRING) USING iceberg");
+    append("floe.s.other", 100, 103, 1);
+    StreamingQuery wrong = start("floe.s.other", Trigger.AvailableNow());
+    assertThatThrownBy(wrong::awaitTermination)
+        .isInstanceOf(StreamingQueryException.class)
+        .hasMessageContaining("its offsets belong to another table");
+  }
+
+  @Test
+  void streamIntoAFloeSinkCopiesEveryRowOnce() throws Exception {
+    sql("CREATE TABLE floe.s.other (id BIGINT, data STRING) USING iceberg");
+    append(0, 10, 2);
+    StreamingQuery query =
+        spark.readStream().option("streaming-max-files-per-micro-batch", "1").table("floe.s.src")
+            .writeStream().option("checkpointLocation", checkpoints.resolve("copy").toString())
+            .trigger(Trigger.AvailableNow()).toTable("floe.s.other");
+    query.awaitTermination();
+    append(10, 13, 1);
+    StreamingQuery again =
+        spark.readStream().table("floe.s.src")
+            .writeStream().option("checkpointLocation", checkpoints.resolve("copy").toString())
+            .trigger(Trigger.AvailableNow()).toTable("floe.s.other");
+    again.awaitTermination();
+    assertThat(StreamTables.sortedRows(spark.table("floe.s.other")))
+        .isEqualTo(StreamTables.sortedRows(spark.table("floe.s.src")));
+  }
+}
