@@ -147,6 +147,23 @@ class StreamingSinkTest extends SparkTestBase {
   }
 
   @Test
+  void writeStreamFormatIcebergWritesThePathTable() throws Exception {
+    sql("CREATE TABLE floe.s.t (id BIGINT, data STRING) USING iceberg");
+    String location = table().location();
+    StreamingQuery query =
+        stream().writeStream().format("iceberg").outputMode("append")
+            .option("checkpointLocation", checkpoints.resolve("q").toString())
+            .start(location);
+    send(6, 3);
+    query.processAllAvailable();
+    query.stop();
+
+    assertThat(StreamTables.sortedRows(spark.read().format("iceberg").load(location)))
+        .isEqualTo(StreamTables.sortedRows(sentRows()));
+    assertThat(StreamTables.ancestry(table(), null)).hasSize(1);
+  }
+
+  @Test
   void epochReplayedAfterCrashBeforeCheckpointCommitAddsNothing() throws Exception {
     sql("CREATE TABLE floe.s.t (id BIGINT, data STRING) USING iceberg");
     StreamingQuery query = start("append");
