@@ -254,7 +254,7 @@ public class FloeTable
    */
   @Override
   public boolean canDeleteWhere(Predicate[] predicates) {
-    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
+    if (readOnly()) {
       return false;
     }
     return MetadataDelete.canDelete(table, branch, predicates);
@@ -263,7 +263,7 @@ public class FloeTable
   /** A metadata-only DELETE: one DeleteFiles of the files {@link #canDeleteWhere} accepted. */
   @Override
   public void deleteWhere(Predicate[] predicates) {
-    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
+    if (readOnly()) {
       throw new UnsupportedOperationException("Cannot delete from " + name() + ": the table is read-only");
     }
     MetadataDelete.run(loader, branch, predicates);
@@ -275,7 +275,7 @@ public class FloeTable
    */
   @Override
   public boolean truncateTable() {
-    if (loader == null || isMetadataTable() || (snapshotId != null && branch == null)) {
+    if (readOnly()) {
       throw new UnsupportedOperationException("Cannot truncate " + name() + ": the table is read-only");
     }
     Table live = loader.load();
@@ -298,6 +298,11 @@ public class FloeTable
             null);
     new Committer(live, name()).commit(request);
     return true;
+  }
+
+  /** Whether nothing may change the table through this object: no loader, metadata, time travel. */
+  private boolean readOnly() {
+    return loader == null || isMetadataTable() || (snapshotId != null && branch == null);
   }
 
   private boolean isMetadataTable() {
