@@ -9,6 +9,7 @@ import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
+import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.WriteContext;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.MergeSummary;
@@ -93,7 +93,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
 
   @Override
   public void commit(WriterCommitMessage[] messages, WriteSummary summary) {
-    List<DataFile> added = dataFiles(messages);
+    List<DataFile> added = FloeCommitMessage.dataFilesOf(messages);
     commitStats.recordWritten(
         added.size(), added.stream().mapToLong(DataFile::fileSizeInBytes).sum());
     List<DataFile> removed = scan == null ? List.of() : scan.readFiles();
@@ -137,7 +137,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
       throw conflict(live, scanSnapshotId, e);
     }
     if (outcome.writtenFilesUnused()) {
-      deleteQuietly(added);
+      UncommittedFiles.deleteQuietly(context.table().io(), added);
     } else {
       keepFiles.set(true);
     }
@@ -213,31 +213,10 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
           command, context.commitId(), context.tableName());
       return;
     }
-    deleteQuietly(dataFiles(messages));
+    UncommittedFiles.deleteQuietly(context.table().io(), FloeCommitMessage.dataFilesOf(messages));
   }
 
-  private void deleteQuietly(List<DataFile> files) {
-    FileIO io = context.table().io();
-    for (DataFile file : files) {
-      try {
-        io.deleteFile(file.location());
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
-      }
-    }
-  }
 
-  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
-    List<DataFile> files = new ArrayList<>();
-    if (messages != null) {
-      for (WriterCommitMessage message : messages) {
-        if (message instanceof FloeCommitMessage floe) {
-          files.addAll(floe.dataFiles());
-        }
-      }
-    }
-    return files;
-  }
 
   @Override
   public String toString() {

@@ -7,6 +7,7 @@ import io.floe.spark.commit.CommitStats;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.WriteMode;
+import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.exec.DeltaTaskResult;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.spark.sql.connector.write.DeltaBatchWrite;
 import org.apache.spark.sql.connector.write.DeltaWriterFactory;
@@ -153,7 +153,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
       throw e;
     }
     if (outcome.writtenFilesUnused()) {
-      deleteQuietly(written);
+      UncommittedFiles.deleteQuietly(context.table().io(), written);
       ConcurrentDeletionVectors.deleteQuietly(live, merged);
     } else {
       keepFiles.set(true);
@@ -205,7 +205,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
           context.command(), context.commitId(), context.tableName());
       return;
     }
-    deleteQuietly(written(results(messages)));
+    UncommittedFiles.deleteQuietly(context.table().io(), written(results(messages)));
   }
 
   private static void putMergeSummary(Map<String, String> properties, MergeSummary merge) {
@@ -230,22 +230,6 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
     if (value >= 0) {
       properties.put(MERGE_PREFIX + key, String.valueOf(value));
     }
-  }
-
-  private void deleteQuietly(List<ContentFile<?>> files) {
-    FileIO io = context.table().io();
-    for (String location : distinctLocations(files)) {
-      try {
-        io.deleteFile(location);
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted file {}", location, e);
-      }
-    }
-  }
-
-  // deletion vectors of one task share a Puffin file
-  private static Set<String> distinctLocations(List<ContentFile<?>> files) {
-    return sizesByLocation(files).keySet();
   }
 
   private static Map<String, Long> sizesByLocation(List<ContentFile<?>> files) {
