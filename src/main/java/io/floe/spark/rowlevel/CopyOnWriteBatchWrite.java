@@ -48,9 +48,6 @@ import org.slf4j.LoggerFactory;
  * when the commit's outcome is unknown or once it succeeded.
  */
 final class CopyOnWriteBatchWrite implements BatchWrite {
-  /** The official runtime's summary key prefix for Spark's MERGE counts. */
-  static final String MERGE_SUMMARY_PREFIX = "spark.merge-into.";
-
   private static final Logger LOG = LoggerFactory.getLogger(CopyOnWriteBatchWrite.class);
 
   private final WriteContext context;
@@ -107,7 +104,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
     Long scanSnapshotId = scan == null ? null : scan.snapshotId();
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
     if (summary instanceof MergeSummary merge) {
-      properties.putAll(mergeProperties(merge));
+      properties.putAll(MergeSummaryProperties.of(merge));
     }
     CommitRequest request =
         new CommitRequest(
@@ -177,32 +174,6 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
             + " (conflicting snapshots committed since: %s): %s",
         command, context.tableName(), RowLevelIsolation.name(isolationLevel), scanSnapshotId,
         since.isEmpty() ? "unknown" : String.join(", ", since), e.getMessage());
-  }
-
-  /** Spark's MERGE counts under the official runtime's keys; a count Spark did not find is -1. */
-  static Map<String, String> mergeProperties(MergeSummary merge) {
-    Map<String, String> properties = new HashMap<>();
-    put(properties, "num-target-rows-copied", merge.numTargetRowsCopied());
-    put(properties, "num-target-rows-deleted", merge.numTargetRowsDeleted());
-    put(properties, "num-target-rows-updated", merge.numTargetRowsUpdated());
-    put(properties, "num-target-rows-inserted", merge.numTargetRowsInserted());
-    put(properties, "num-target-rows-matched-updated", merge.numTargetRowsMatchedUpdated());
-    put(properties, "num-target-rows-matched-deleted", merge.numTargetRowsMatchedDeleted());
-    put(
-        properties,
-        "num-target-rows-not-matched-by-source-updated",
-        merge.numTargetRowsNotMatchedBySourceUpdated());
-    put(
-        properties,
-        "num-target-rows-not-matched-by-source-deleted",
-        merge.numTargetRowsNotMatchedBySourceDeleted());
-    return properties;
-  }
-
-  private static void put(Map<String, String> properties, String key, long value) {
-    if (value >= 0) {
-      properties.put(MERGE_SUMMARY_PREFIX + key, String.valueOf(value));
-    }
   }
 
   @Override

@@ -50,7 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
   private static final Logger LOG = LoggerFactory.getLogger(FloeDeltaBatchWrite.class);
-  private static final String MERGE_PREFIX = "spark.merge-into.";
   private static final int MAX_VECTOR_MERGES = 3;
 
   private final DeltaContext context;
@@ -107,7 +106,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
 
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
     if (summary instanceof MergeSummary merge) {
-      putMergeSummary(properties, merge);
+      properties.putAll(MergeSummaryProperties.of(merge));
     }
     FileChanges changes =
         new FileChanges(
@@ -206,30 +205,6 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
       return;
     }
     UncommittedFiles.deleteQuietly(context.table().io(), written(results(messages)));
-  }
-
-  private static void putMergeSummary(Map<String, String> properties, MergeSummary merge) {
-    putIfKnown(properties, "num-target-rows-copied", merge.numTargetRowsCopied());
-    putIfKnown(properties, "num-target-rows-deleted", merge.numTargetRowsDeleted());
-    putIfKnown(properties, "num-target-rows-updated", merge.numTargetRowsUpdated());
-    putIfKnown(properties, "num-target-rows-inserted", merge.numTargetRowsInserted());
-    putIfKnown(properties, "num-target-rows-matched-updated", merge.numTargetRowsMatchedUpdated());
-    putIfKnown(properties, "num-target-rows-matched-deleted", merge.numTargetRowsMatchedDeleted());
-    putIfKnown(
-        properties,
-        "num-target-rows-not-matched-by-source-updated",
-        merge.numTargetRowsNotMatchedBySourceUpdated());
-    putIfKnown(
-        properties,
-        "num-target-rows-not-matched-by-source-deleted",
-        merge.numTargetRowsNotMatchedBySourceDeleted());
-  }
-
-  // Spark reports -1 for a count it did not measure
-  private static void putIfKnown(Map<String, String> properties, String key, long value) {
-    if (value >= 0) {
-      properties.put(MERGE_PREFIX + key, String.valueOf(value));
-    }
   }
 
   private static Map<String, Long> sizesByLocation(List<ContentFile<?>> files) {
