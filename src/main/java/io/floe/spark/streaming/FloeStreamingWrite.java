@@ -9,9 +9,7 @@ import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.FloeCommitMessage;
 import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.WriteContext;
-import io.floe.spark.write.WriteDistribution;
 import io.floe.spark.write.WriteOptions;
-import io.floe.spark.write.exec.DataWriterSettings;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,14 +92,7 @@ public final class FloeStreamingWrite implements StreamingWrite {
 
   @Override
   public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo info) {
-    return new FloeStreamingWriterFactory(
-        new DataWriterSettings(
-            context.table(),
-            context.spec().specId(),
-            context.options().targetFileSizeBytes(),
-            context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder(),
-            context.options().fileWriteProperties()));
+    return new FloeStreamingWriterFactory(context.writerSettings());
   }
 
   @Override

@@ -6,7 +6,6 @@ import io.floe.spark.commit.CommitStateUnknownError;
 import io.floe.spark.commit.CommitStats;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.WriteMode;
-import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Objects;
@@ -55,15 +54,7 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    DataWriterSettings settings =
-        new DataWriterSettings(
-            context.table(),
-            context.spec().specId(),
-            context.options().targetFileSizeBytes(),
-            context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder(),
-            context.options().fileWriteProperties());
-    return new FloeDataWriterFactory(settings, context.commitId());
+    return new FloeDataWriterFactory(context.writerSettings(), context.commitId());
   }
 
   @Override
