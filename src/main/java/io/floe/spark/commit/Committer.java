@@ -401,7 +401,9 @@ public final class Committer {
           delta.validateDataFilesExist(changes.referencedDataFiles());
           delta.validateDeletedFiles();
           validateIsolation(
-              request, delta::validateNoConflictingDataFiles, delta::validateNoConflictingDeleteFiles);
+              request,
+              delta::validateNoConflictingDataFiles,
+              delta::validateNoConflictingDeleteFiles);
           return delta;
         }
       case REWRITE:

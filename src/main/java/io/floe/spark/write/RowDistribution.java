@@ -4,9 +4,9 @@ import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 
 /**
- * How a planned write asks Spark to spread and sort its rows: what {@link DistributedWrite} hands to
- * Spark's {@code RequiresDistributionAndOrdering}. Implemented by the distribution of an insert or
- * overwrite ({@link WriteDistribution}) and by the row-level package's for delta rows.
+ * How a planned write asks Spark to spread and sort its rows: what {@link DistributedWrite}
+ * hands to Spark's {@code RequiresDistributionAndOrdering}. Implemented by the distribution of an
+ * insert or overwrite ({@link WriteDistribution}) and by the row-level package's for delta rows.
  */
 public interface RowDistribution {
   /** How rows are spread over writer tasks. */
