@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.DeleteFiles;
@@ -352,33 +353,21 @@ public final class Committer {
           OverwriteFiles overwrite = table.newOverwrite();
           overwrite.overwriteByRowFilter(request.overwriteFilter());
           request.dataFiles().forEach(overwrite::addFile);
-          Long from = validateFrom(request);
-          if (from != null) {
-            overwrite.validateFromSnapshot(from);
-          }
+          validateFromSnapshot(request, overwrite::validateFromSnapshot);
           // the row filter is also the conflict detection filter (Iceberg's default for it)
-          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
-            overwrite.validateNoConflictingData();
-            overwrite.validateNoConflictingDeletes();
-          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
-            overwrite.validateNoConflictingDeletes();
-          }
+          validateIsolation(
+              request,
+              overwrite::validateNoConflictingData,
+              overwrite::validateNoConflictingDeletes);
           return overwrite;
         }
       case REPLACE_PARTITIONS:
         {
           ReplacePartitions replace = table.newReplacePartitions();
           request.dataFiles().forEach(replace::addFile);
-          Long from = validateFrom(request);
-          if (from != null) {
-            replace.validateFromSnapshot(from);
-          }
-          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
-            replace.validateNoConflictingData();
-            replace.validateNoConflictingDeletes();
-          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
-            replace.validateNoConflictingDeletes();
-          }
+          validateFromSnapshot(request, replace::validateFromSnapshot);
+          validateIsolation(
+              request, replace::validateNoConflictingData, replace::validateNoConflictingDeletes);
           return replace;
         }
       case COPY_ON_WRITE:
@@ -390,17 +379,12 @@ public final class Committer {
             overwrite.deleteFiles(DataFileSet.of(List.of()), DeleteFileSet.of(changes.removedDeleteFiles()));
           }
           request.dataFiles().forEach(overwrite::addFile);
-          Long from = validateFrom(request);
-          if (from != null) {
-            overwrite.validateFromSnapshot(from);
-          }
+          validateFromSnapshot(request, overwrite::validateFromSnapshot);
           overwrite.conflictDetectionFilter(changes.conflictFilter());
-          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
-            overwrite.validateNoConflictingData();
-            overwrite.validateNoConflictingDeletes();
-          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
-            overwrite.validateNoConflictingDeletes();
-          }
+          validateIsolation(
+              request,
+              overwrite::validateNoConflictingData,
+              overwrite::validateNoConflictingDeletes);
           return overwrite;
         }
       case ROW_DELTA:
@@ -411,20 +395,15 @@ public final class Committer {
           changes.addedDeleteFiles().forEach(delta::addDeletes);
           changes.removedDeleteFiles().forEach(delta::removeDeletes);
           changes.removedDataFiles().forEach(delta::removeRows);
-          Long from = validateFrom(request);
-          if (from != null) {
-            delta.validateFromSnapshot(from);
-          }
+          validateFromSnapshot(request, delta::validateFromSnapshot);
           delta.conflictDetectionFilter(changes.conflictFilter());
           // the rows the deletes point at must still be live, whatever the isolation level
           delta.validateDataFilesExist(changes.referencedDataFiles());
           delta.validateDeletedFiles();
-          if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
-            delta.validateNoConflictingDataFiles();
-            delta.validateNoConflictingDeleteFiles();
-          } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
-            delta.validateNoConflictingDeleteFiles();
-          }
+          validateIsolation(
+              request,
+              delta::validateNoConflictingDataFiles,
+              delta::validateNoConflictingDeleteFiles);
           return delta;
         }
       case REWRITE:
@@ -438,10 +417,7 @@ public final class Committer {
           if (changes.dataSequenceNumber() != null) {
             rewrite.dataSequenceNumber(changes.dataSequenceNumber());
           }
-          Long from = validateFrom(request);
-          if (from != null) {
-            rewrite.validateFromSnapshot(from);
-          }
+          validateFromSnapshot(request, rewrite::validateFromSnapshot);
           return rewrite;
         }
       case DELETE_FILES:
@@ -458,10 +434,35 @@ public final class Committer {
     }
   }
 
+  /**
+   * Validates from the request's snapshot (its validate-from snapshot, else the one it started
+   * from); a request with neither validates all history.
+   */
+  private static void validateFromSnapshot(CommitRequest request, LongConsumer update) {
+    Long from = validateFrom(request);
+    if (from != null) {
+      update.accept(from);
+    }
+  }
+
   private static Long validateFrom(CommitRequest request) {
     return request.validateFromSnapshotId() != null
         ? request.validateFromSnapshotId()
         : request.startingSnapshotId();
+  }
+
+  /**
+   * The request's isolation level as Iceberg validations: serializable fails on conflicting data
+   * and deletes, snapshot on conflicting deletes only, none on nothing.
+   */
+  private static void validateIsolation(
+      CommitRequest request, Runnable noConflictingData, Runnable noConflictingDeletes) {
+    if (request.isolationLevel() == IsolationLevel.SERIALIZABLE) {
+      noConflictingData.run();
+      noConflictingDeletes.run();
+    } else if (request.isolationLevel() == IsolationLevel.SNAPSHOT) {
+      noConflictingDeletes.run();
+    }
   }
 
   /**

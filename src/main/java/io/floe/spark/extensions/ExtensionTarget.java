@@ -62,7 +62,7 @@ record ExtensionTarget(TableCatalog catalog, Identifier ident, FloeTable table) 
     Identifier ident = Identifier.of(namespace, name);
     String statementText = "ALTER TABLE " + Names.quoted(parts) + " " + statement.action();
     if (!(catalog instanceof TableCatalog)) {
-      throw ExtensionErrors.analysisError(
+      throw Unchecked.analysisError(
           "Cannot run " + statementText + ": catalog " + catalog.name() + " has no tables");
     }
     TableCatalog tables = (TableCatalog) catalog;
@@ -75,7 +75,7 @@ record ExtensionTarget(TableCatalog catalog, Identifier ident, FloeTable table) 
     }
     String fullName = quoted(catalog.name(), ident);
     if (!(loaded instanceof FloeTable)) {
-      throw ExtensionErrors.analysisError(
+      throw Unchecked.analysisError(
           "Cannot run " + statementText + ": " + fullName
               + " is not an Iceberg table of a Floe catalog (FloeCatalog or FloeSessionCatalog)");
     }
@@ -84,7 +84,7 @@ record ExtensionTarget(TableCatalog catalog, Identifier ident, FloeTable table) 
         || floe.table() instanceof BaseMetadataTable
         || floe.branch() != null
         || floe.snapshotId() != null) {
-      throw ExtensionErrors.analysisError(
+      throw Unchecked.analysisError(
           "Cannot run " + statementText + ": " + fullName
               + " names a branch, tag, snapshot or metadata table; name the table itself");
     }

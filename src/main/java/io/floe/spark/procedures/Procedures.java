@@ -1,5 +1,6 @@
 package io.floe.spark.procedures;
 
+import io.floe.spark.util.Unchecked;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,12 +45,13 @@ public final class Procedures {
    * The procedure an identifier names.
    *
    * @throws org.apache.spark.sql.AnalysisException naming the procedure and listing the known ones
-   *     when there is none
+   *     when there is none (Spark wraps any other exception thrown here in "Failed to load
+   *     routine", hiding the reason)
    */
   public static UnboundProcedure load(ProcedureContext context, Identifier ident) {
     String qualified = context.catalogName() + "." + String.join(".", ident.namespace());
     if (!servesNamespace(ident.namespace())) {
-      throw ProcedureErrors.analysisError(
+      throw Unchecked.analysisError(
           "Cannot find procedure "
               + qualified
               + "."
@@ -69,7 +71,7 @@ public final class Procedures {
     Function<ProcedureContext, BaseProcedure> procedure =
         PROCEDURES.get(ident.name().toLowerCase(Locale.ROOT));
     if (procedure == null) {
-      throw ProcedureErrors.analysisError(
+      throw Unchecked.analysisError(
           "Cannot find procedure "
               + qualified
               + "."

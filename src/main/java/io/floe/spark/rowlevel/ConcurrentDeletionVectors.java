@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.commit.CommitRequest;
 import io.floe.spark.commit.FileChanges;
+import io.floe.spark.write.UncommittedFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -287,12 +288,6 @@ final class ConcurrentDeletionVectors {
   }
 
   static void deleteQuietly(Table table, Iterable<String> locations) {
-    for (String location : locations) {
-      try {
-        table.io().deleteFile(location);
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted file {}", location, e);
-      }
-    }
+    UncommittedFiles.deleteLocationsQuietly(table.io(), locations);
   }
 }

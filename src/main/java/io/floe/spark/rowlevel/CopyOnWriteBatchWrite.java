@@ -9,6 +9,7 @@ import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
+import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.WriteContext;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.MergeSummary;
@@ -48,9 +48,6 @@ import org.slf4j.LoggerFactory;
  * when the commit's outcome is unknown or once it succeeded.
  */
 final class CopyOnWriteBatchWrite implements BatchWrite {
-  /** The official runtime's summary key prefix for Spark's MERGE counts. */
-  static final String MERGE_SUMMARY_PREFIX = "spark.merge-into.";
-
   private static final Logger LOG = LoggerFactory.getLogger(CopyOnWriteBatchWrite.class);
 
   private final WriteContext context;
@@ -93,7 +90,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
 
   @Override
   public void commit(WriterCommitMessage[] messages, WriteSummary summary) {
-    List<DataFile> added = dataFiles(messages);
+    List<DataFile> added = FloeCommitMessage.dataFilesOf(messages);
     commitStats.recordWritten(
         added.size(), added.stream().mapToLong(DataFile::fileSizeInBytes).sum());
     List<DataFile> removed = scan == null ? List.of() : scan.readFiles();
@@ -107,7 +104,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
     Long scanSnapshotId = scan == null ? null : scan.snapshotId();
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
     if (summary instanceof MergeSummary merge) {
-      properties.putAll(mergeProperties(merge));
+      properties.putAll(MergeSummaryProperties.of(merge));
     }
     CommitRequest request =
         new CommitRequest(
@@ -137,7 +134,7 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
       throw conflict(live, scanSnapshotId, e);
     }
     if (outcome.writtenFilesUnused()) {
-      deleteQuietly(added);
+      UncommittedFiles.deleteQuietly(context.table().io(), added);
     } else {
       keepFiles.set(true);
     }
@@ -179,32 +176,6 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
         since.isEmpty() ? "unknown" : String.join(", ", since), e.getMessage());
   }
 
-  /** Spark's MERGE counts under the official runtime's keys; a count Spark did not find is -1. */
-  static Map<String, String> mergeProperties(MergeSummary merge) {
-    Map<String, String> properties = new HashMap<>();
-    put(properties, "num-target-rows-copied", merge.numTargetRowsCopied());
-    put(properties, "num-target-rows-deleted", merge.numTargetRowsDeleted());
-    put(properties, "num-target-rows-updated", merge.numTargetRowsUpdated());
-    put(properties, "num-target-rows-inserted", merge.numTargetRowsInserted());
-    put(properties, "num-target-rows-matched-updated", merge.numTargetRowsMatchedUpdated());
-    put(properties, "num-target-rows-matched-deleted", merge.numTargetRowsMatchedDeleted());
-    put(
-        properties,
-        "num-target-rows-not-matched-by-source-updated",
-        merge.numTargetRowsNotMatchedBySourceUpdated());
-    put(
-        properties,
-        "num-target-rows-not-matched-by-source-deleted",
-        merge.numTargetRowsNotMatchedBySourceDeleted());
-    return properties;
-  }
-
-  private static void put(Map<String, String> properties, String key, long value) {
-    if (value >= 0) {
-      properties.put(MERGE_SUMMARY_PREFIX + key, String.valueOf(value));
-    }
-  }
-
   @Override
   public void abort(WriterCommitMessage[] messages) {
     if (keepFiles.get()) {
@@ -213,31 +184,10 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
           command, context.commitId(), context.tableName());
       return;
     }
-    deleteQuietly(dataFiles(messages));
+    UncommittedFiles.deleteQuietly(context.table().io(), FloeCommitMessage.dataFilesOf(messages));
   }
 
-  private void deleteQuietly(List<DataFile> files) {
-    FileIO io = context.table().io();
-    for (DataFile file : files) {
-      try {
-        io.deleteFile(file.location());
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
-      }
-    }
-  }
 
-  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
-    List<DataFile> files = new ArrayList<>();
-    if (messages != null) {
-      for (WriterCommitMessage message : messages) {
-        if (message instanceof FloeCommitMessage floe) {
-          files.addAll(floe.dataFiles());
-        }
-      }
-    }
-    return files;
-  }
 
   @Override
   public String toString() {

@@ -1,5 +1,6 @@
 package io.floe.spark.rowlevel;
 
+import io.floe.spark.write.RowDistribution;
 import io.floe.spark.write.WriteDistribution;
 import io.floe.spark.write.WriteOptions;
 import java.io.Serializable;
@@ -40,7 +41,7 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
  * delete writers sort positions themselves. Spark may split a large cluster (the distribution is not
  * strictly required): two deletion vectors for one data file in a commit are merged by Iceberg.
  */
-public final class DeltaDistribution implements Serializable {
+public final class DeltaDistribution implements RowDistribution, Serializable {
   private static final long serialVersionUID = 1L;
   private static final Expression SPEC_ID = Expressions.column(MetadataColumns.SPEC_ID.name());
   private static final Expression PARTITION =
@@ -127,16 +128,25 @@ public final class DeltaDistribution implements Serializable {
   }
 
   /** How rows are spread over writer tasks. */
+  @Override
   public Distribution distribution() {
     return distribution;
   }
 
+  /** Never: Spark may split a large cluster, and Iceberg merges two vectors for one data file. */
+  @Override
+  public boolean strictlyRequired() {
+    return false;
+  }
+
   /** How each task's rows are sorted; empty for no order. */
+  @Override
   public SortOrder[] ordering() {
     return ordering.clone();
   }
 
   /** The shuffle partition size to ask Spark for, or 0 for Spark's own. */
+  @Override
   public long advisoryPartitionSizeBytes() {
     return advisoryPartitionSizeBytes;
   }

@@ -7,6 +7,7 @@ import io.floe.spark.commit.CommitStats;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.WriteMode;
+import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.exec.DeltaTaskResult;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.spark.sql.connector.write.DeltaBatchWrite;
 import org.apache.spark.sql.connector.write.DeltaWriterFactory;
@@ -50,7 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
   private static final Logger LOG = LoggerFactory.getLogger(FloeDeltaBatchWrite.class);
-  private static final String MERGE_PREFIX = "spark.merge-into.";
   private static final int MAX_VECTOR_MERGES = 3;
 
   private final DeltaContext context;
@@ -107,7 +106,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
 
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
     if (summary instanceof MergeSummary merge) {
-      putMergeSummary(properties, merge);
+      properties.putAll(MergeSummaryProperties.of(merge));
     }
     FileChanges changes =
         new FileChanges(
@@ -153,7 +152,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
       throw e;
     }
     if (outcome.writtenFilesUnused()) {
-      deleteQuietly(written);
+      UncommittedFiles.deleteQuietly(context.table().io(), written);
       ConcurrentDeletionVectors.deleteQuietly(live, merged);
     } else {
       keepFiles.set(true);
@@ -205,47 +204,7 @@ public final class FloeDeltaBatchWrite implements DeltaBatchWrite {
           context.command(), context.commitId(), context.tableName());
       return;
     }
-    deleteQuietly(written(results(messages)));
-  }
-
-  private static void putMergeSummary(Map<String, String> properties, MergeSummary merge) {
-    putIfKnown(properties, "num-target-rows-copied", merge.numTargetRowsCopied());
-    putIfKnown(properties, "num-target-rows-deleted", merge.numTargetRowsDeleted());
-    putIfKnown(properties, "num-target-rows-updated", merge.numTargetRowsUpdated());
-    putIfKnown(properties, "num-target-rows-inserted", merge.numTargetRowsInserted());
-    putIfKnown(properties, "num-target-rows-matched-updated", merge.numTargetRowsMatchedUpdated());
-    putIfKnown(properties, "num-target-rows-matched-deleted", merge.numTargetRowsMatchedDeleted());
-    putIfKnown(
-        properties,
-        "num-target-rows-not-matched-by-source-updated",
-        merge.numTargetRowsNotMatchedBySourceUpdated());
-    putIfKnown(
-        properties,
-        "num-target-rows-not-matched-by-source-deleted",
-        merge.numTargetRowsNotMatchedBySourceDeleted());
-  }
-
-  // Spark reports -1 for a count it did not measure
-  private static void putIfKnown(Map<String, String> properties, String key, long value) {
-    if (value >= 0) {
-      properties.put(MERGE_PREFIX + key, String.valueOf(value));
-    }
-  }
-
-  private void deleteQuietly(List<ContentFile<?>> files) {
-    FileIO io = context.table().io();
-    for (String location : distinctLocations(files)) {
-      try {
-        io.deleteFile(location);
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted file {}", location, e);
-      }
-    }
-  }
-
-  // deletion vectors of one task share a Puffin file
-  private static Set<String> distinctLocations(List<ContentFile<?>> files) {
-    return sizesByLocation(files).keySet();
+    UncommittedFiles.deleteQuietly(context.table().io(), written(results(messages)));
   }
 
   private static Map<String, Long> sizesByLocation(List<ContentFile<?>> files) {

@@ -1,54 +1,27 @@
 package io.floe.spark.rowlevel;
 
-import io.floe.spark.commit.CommitStats;
-import io.floe.spark.write.exec.WriteMetrics;
+import io.floe.spark.write.DistributedWrite;
 import java.util.Locale;
 import java.util.Objects;
-import org.apache.spark.sql.connector.distributions.Distribution;
-import org.apache.spark.sql.connector.expressions.SortOrder;
-import org.apache.spark.sql.connector.metric.CustomMetric;
-import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DeltaBatchWrite;
 import org.apache.spark.sql.connector.write.DeltaWrite;
-import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 
 /**
  * A planned merge-on-read write: what it writes, how Spark must distribute and order the delta
  * rows ({@link DeltaDistribution}) and how it will commit, fixed on the driver.
  */
-public final class FloeDeltaWrite implements DeltaWrite, RequiresDistributionAndOrdering {
+public final class FloeDeltaWrite extends DistributedWrite implements DeltaWrite {
   private final DeltaContext context;
   private final DeltaDistribution distribution;
-  // filled by the batch write's commit, read by Spark for the UI after the commit or its failure
-  private final CommitStats commitStats = new CommitStats();
 
   public FloeDeltaWrite(DeltaContext context, DeltaDistribution distribution) {
+    super(Objects.requireNonNull(distribution, "distribution is null"));
     this.context = Objects.requireNonNull(context, "context is null");
-    this.distribution = Objects.requireNonNull(distribution, "distribution is null");
+    this.distribution = distribution;
   }
 
   public DeltaContext context() {
     return context;
-  }
-
-  @Override
-  public Distribution requiredDistribution() {
-    return distribution.distribution();
-  }
-
-  @Override
-  public boolean distributionStrictlyRequired() {
-    return false;
-  }
-
-  @Override
-  public long advisoryPartitionSizeInBytes() {
-    return distribution.advisoryPartitionSizeBytes();
-  }
-
-  @Override
-  public SortOrder[] requiredOrdering() {
-    return distribution.ordering();
   }
 
   @Override
@@ -63,17 +36,7 @@ public final class FloeDeltaWrite implements DeltaWrite, RequiresDistributionAnd
 
   @Override
   public DeltaBatchWrite toBatch() {
-    return new FloeDeltaBatchWrite(context, commitStats);
-  }
-
-  @Override
-  public CustomMetric[] supportedCustomMetrics() {
-    return WriteMetrics.supported();
-  }
-
-  @Override
-  public CustomTaskMetric[] reportDriverMetrics() {
-    return WriteMetrics.driverValues(commitStats);
+    return new FloeDeltaBatchWrite(context, commitStats());
   }
 
   @Override

@@ -7,11 +7,9 @@ import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.StreamEpoch;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.FloeCommitMessage;
+import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.WriteContext;
-import io.floe.spark.write.WriteDistribution;
 import io.floe.spark.write.WriteOptions;
-import io.floe.spark.write.exec.DataWriterSettings;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.FileIO;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
@@ -95,14 +92,7 @@ public final class FloeStreamingWrite implements StreamingWrite {
 
   @Override
   public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo info) {
-    return new FloeStreamingWriterFactory(
-        new DataWriterSettings(
-            context.table(),
-            context.spec().specId(),
-            context.options().targetFileSizeBytes(),
-            context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder(),
-            context.options().fileWriteProperties()));
+    return new FloeStreamingWriterFactory(context.writerSettings());
   }
 
   @Override
@@ -113,7 +103,7 @@ public final class FloeStreamingWrite implements StreamingWrite {
   @Override
   public void commit(long epochId, WriterCommitMessage[] messages) {
     StreamEpoch epoch = new StreamEpoch(queryId, epochId);
-    List<DataFile> files = dataFiles(messages);
+    List<DataFile> files = FloeCommitMessage.dataFilesOf(messages);
     if (files.isEmpty() && context.mode() == WriteMode.APPEND) {
       LOG.info(
           "Nothing to commit to {} for epoch {} of query {}: no data files",
@@ -147,7 +137,7 @@ public final class FloeStreamingWrite implements StreamingWrite {
       LOG.info(
           "Epoch {} of query {} is already in {} (snapshot {}): deleting the {} files of its replay",
           epochId, queryId, context.tableName(), outcome.snapshotId(), files.size());
-      deleteQuietly(files);
+      UncommittedFiles.deleteQuietly(context.table().io(), files);
     } else {
       keptEpochs.add(epochId);
     }
@@ -162,31 +152,10 @@ public final class FloeStreamingWrite implements StreamingWrite {
           epochId, queryId, context.tableName());
       return;
     }
-    deleteQuietly(dataFiles(messages));
+    UncommittedFiles.deleteQuietly(context.table().io(), FloeCommitMessage.dataFilesOf(messages));
   }
 
-  private void deleteQuietly(List<DataFile> files) {
-    FileIO io = context.table().io();
-    for (DataFile file : files) {
-      try {
-        io.deleteFile(file.location());
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
-      }
-    }
-  }
 
-  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
-    List<DataFile> files = new ArrayList<>();
-    if (messages != null) {
-      for (WriterCommitMessage message : messages) {
-        if (message instanceof FloeCommitMessage) {
-          files.addAll(((FloeCommitMessage) message).dataFiles());
-        }
-      }
-    }
-    return files;
-  }
 
   @Override
   public String toString() {

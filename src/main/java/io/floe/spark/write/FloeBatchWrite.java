@@ -6,15 +6,12 @@ import io.floe.spark.commit.CommitStateUnknownError;
 import io.floe.spark.commit.CommitStats;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.WriteMode;
-import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.FileIO;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -57,15 +54,7 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    DataWriterSettings settings =
-        new DataWriterSettings(
-            context.table(),
-            context.spec().specId(),
-            context.options().targetFileSizeBytes(),
-            context.options().fanoutEnabled(),
-            WriteDistribution.of(context).sortsBySortOrder(),
-            context.options().fileWriteProperties());
-    return new FloeDataWriterFactory(settings, context.commitId());
+    return new FloeDataWriterFactory(context.writerSettings(), context.commitId());
   }
 
   @Override
@@ -75,7 +64,7 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
 
   @Override
   public void commit(WriterCommitMessage[] messages) {
-    List<DataFile> files = dataFiles(messages);
+    List<DataFile> files = FloeCommitMessage.dataFilesOf(messages);
     commitStats.recordWritten(
         files.size(), files.stream().mapToLong(DataFile::fileSizeInBytes).sum());
     if (files.isEmpty() && context.mode() != WriteMode.OVERWRITE_BY_FILTER) {
@@ -109,7 +98,7 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
       throw e;
     }
     if (outcome.writtenFilesUnused()) {
-      deleteQuietly(files);
+      UncommittedFiles.deleteQuietly(context.table().io(), files);
     } else {
       keepFiles.set(true);
     }
@@ -123,31 +112,10 @@ public final class FloeBatchWrite implements BatchWrite, Serializable {
           context.commitId(), context.tableName());
       return;
     }
-    deleteQuietly(dataFiles(messages));
+    UncommittedFiles.deleteQuietly(context.table().io(), FloeCommitMessage.dataFilesOf(messages));
   }
 
-  private void deleteQuietly(List<DataFile> files) {
-    FileIO io = context.table().io();
-    for (DataFile file : files) {
-      try {
-        io.deleteFile(file.location());
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted data file {}", file.location(), e);
-      }
-    }
-  }
 
-  private static List<DataFile> dataFiles(WriterCommitMessage[] messages) {
-    List<DataFile> files = new ArrayList<>();
-    if (messages != null) {
-      for (WriterCommitMessage message : messages) {
-        if (message instanceof FloeCommitMessage) {
-          files.addAll(((FloeCommitMessage) message).dataFiles());
-        }
-      }
-    }
-    return files;
-  }
 
   @Override
   public boolean equals(Object other) {

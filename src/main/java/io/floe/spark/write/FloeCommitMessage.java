@@ -1,5 +1,6 @@
 package io.floe.spark.write;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
@@ -16,6 +17,22 @@ public final class FloeCommitMessage implements WriterCommitMessage {
 
   public List<DataFile> dataFiles() {
     return dataFiles;
+  }
+
+  /**
+   * The data files of every Floe commit message among the messages, in task order; other messages
+   * and a null array (Spark aborts before any task reported) contribute nothing.
+   */
+  public static List<DataFile> dataFilesOf(WriterCommitMessage[] messages) {
+    List<DataFile> files = new ArrayList<>();
+    if (messages != null) {
+      for (WriterCommitMessage message : messages) {
+        if (message instanceof FloeCommitMessage floe) {
+          files.addAll(floe.dataFiles());
+        }
+      }
+    }
+    return files;
   }
 
   private List<String> locations() {

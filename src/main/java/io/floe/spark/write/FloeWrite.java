@@ -1,26 +1,15 @@
 package io.floe.spark.write;
 
-import io.floe.spark.commit.CommitStats;
-import io.floe.spark.write.exec.WriteMetrics;
-import java.io.Serializable;
 import java.util.Objects;
-import org.apache.spark.sql.connector.distributions.Distribution;
-import org.apache.spark.sql.connector.expressions.SortOrder;
-import org.apache.spark.sql.connector.metric.CustomMetric;
-import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
-import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 
 /**
  * A planned write: what it writes, how Spark must distribute and order its rows ({@link
  * WriteDistribution}) and how it will commit, fixed on the driver.
  */
-public final class FloeWrite implements RequiresDistributionAndOrdering, Serializable {
+public final class FloeWrite extends DistributedWrite {
   private final WriteContext context;
-  private final WriteDistribution distribution;
-  // filled by the batch write's commit, read by Spark for the UI after the commit or its failure
-  private final CommitStats commitStats = new CommitStats();
 
   // null when the table offers no streaming writes
   private final StreamingWriteFactory streaming;
@@ -36,8 +25,8 @@ public final class FloeWrite implements RequiresDistributionAndOrdering, Seriali
    * @param queryId Spark's id of the query that writes (for a stream, the same across restarts)
    */
   public FloeWrite(WriteContext context, StreamingWriteFactory streaming, String queryId) {
-    this.context = Objects.requireNonNull(context, "context is null");
-    this.distribution = WriteDistribution.of(context);
+    super(WriteDistribution.of(Objects.requireNonNull(context, "context is null")));
+    this.context = context;
     this.streaming = streaming;
     this.queryId = queryId;
   }
@@ -47,33 +36,13 @@ public final class FloeWrite implements RequiresDistributionAndOrdering, Seriali
   }
 
   @Override
-  public Distribution requiredDistribution() {
-    return distribution.distribution();
-  }
-
-  @Override
-  public boolean distributionStrictlyRequired() {
-    return distribution.strictlyRequired();
-  }
-
-  @Override
-  public long advisoryPartitionSizeInBytes() {
-    return distribution.advisoryPartitionSizeBytes();
-  }
-
-  @Override
-  public SortOrder[] requiredOrdering() {
-    return distribution.ordering();
-  }
-
-  @Override
   public String description() {
     return "Floe " + context.mode() + " into " + context.tableName() + " [commit id " + context.commitId() + "]";
   }
 
   @Override
   public BatchWrite toBatch() {
-    return new FloeBatchWrite(context, commitStats);
+    return new FloeBatchWrite(context, commitStats());
   }
 
   /** The stream sink: one snapshot per epoch, replayed epochs skipped. */
@@ -84,16 +53,6 @@ public final class FloeWrite implements RequiresDistributionAndOrdering, Seriali
           "Cannot write a stream to " + context.tableName() + ": the table takes batch writes only");
     }
     return streaming.create(context, queryId);
-  }
-
-  @Override
-  public CustomMetric[] supportedCustomMetrics() {
-    return WriteMetrics.supported();
-  }
-
-  @Override
-  public CustomTaskMetric[] reportDriverMetrics() {
-    return WriteMetrics.driverValues(commitStats);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.floe.spark.write;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.util.PlanValues;
+import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
 import java.util.Objects;
 import org.apache.iceberg.PartitionSpec;
@@ -69,6 +70,20 @@ public record WriteContext(
    */
   public PartitionSpec spec() {
     return options.outputSpecId() == null ? table.spec() : table.specs().get(options.outputSpecId());
+  }
+
+  /**
+   * What the executors write this write's data files with (batch and stream alike): the spec, the
+   * target file size, fanout, whether files record the table's sort order, and file properties.
+   */
+  public DataWriterSettings writerSettings() {
+    return new DataWriterSettings(
+        table,
+        spec().specId(),
+        options.targetFileSizeBytes(),
+        options.fanoutEnabled(),
+        WriteDistribution.of(this).sortsBySortOrder(),
+        options.fileWriteProperties());
   }
 
   /** Whether the caller chose the commit id (then the whole ancestry is checked at commit). */

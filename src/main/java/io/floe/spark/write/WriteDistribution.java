@@ -62,7 +62,7 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  * Spark's own ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes}), used by adaptive
  * execution to coalesce or split shuffle partitions.
  */
-public final class WriteDistribution implements Serializable {
+public final class WriteDistribution implements RowDistribution, Serializable {
   private static final long serialVersionUID = 1L;
   private static final Pattern WITH_ARGUMENT = Pattern.compile("(bucket|truncate)\\[(\\d+)]");
 
@@ -157,6 +157,7 @@ public final class WriteDistribution implements Serializable {
   }
 
   /** How rows are spread over writer tasks. */
+  @Override
   public Distribution distribution() {
     return distribution;
   }
@@ -165,11 +166,13 @@ public final class WriteDistribution implements Serializable {
    * Whether Spark must keep to the distribution exactly: for range, whose point is disjoint
    * ranges; a hash distribution may have a large table partition split over several tasks.
    */
+  @Override
   public boolean strictlyRequired() {
     return mode == DistributionMode.RANGE;
   }
 
   /** How each task's rows are sorted; empty for no order. */
+  @Override
   public SortOrder[] ordering() {
     return ordering.clone();
   }
@@ -185,6 +188,7 @@ public final class WriteDistribution implements Serializable {
   }
 
   /** The shuffle partition size to ask Spark for, or 0 for Spark's own. */
+  @Override
   public long advisoryPartitionSizeBytes() {
     return advisoryPartitionSizeBytes;
   }

@@ -1,6 +1,7 @@
 package io.floe.spark.read.exec;
 
 import io.floe.spark.types.IcebergToSpark;
+import io.floe.spark.types.ReadOnlyStruct;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +42,8 @@ import org.apache.spark.sql.connector.read.PartitionReader;
  * <p>Filters are left to Spark. It opens only the files of its tasks and never plans.
  */
 public final class PositionDeletesReader implements PartitionReader<InternalRow> {
+  private static final String POSITION_DELETES_ROW = "Cannot modify a position_deletes row";
+
   private final ReadSettings settings;
   private final Iterator<PositionDeletesScanTask> tasks;
   private final IcebergToSpark converter;
@@ -221,7 +224,7 @@ public final class PositionDeletesReader implements PartitionReader<InternalRow>
           values[i] = record.get(filePositions[fileColumn[i]]);
         }
       }
-      return new Values(values);
+      return new ReadOnlyStruct(values, POSITION_DELETES_ROW);
     }
 
     @Override
@@ -281,34 +284,10 @@ public final class PositionDeletesReader implements PartitionReader<InternalRow>
           values[i] = null;
         }
       }
-      return new Values(values);
+      return new ReadOnlyStruct(values, POSITION_DELETES_ROW);
     }
 
     @Override
     public void close() {}
-  }
-
-  /** One output row's values, in the read schema's column order. */
-  private static final class Values implements StructLike {
-    private final Object[] values;
-
-    Values(Object[] values) {
-      this.values = values;
-    }
-
-    @Override
-    public int size() {
-      return values.length;
-    }
-
-    @Override
-    public <T> T get(int pos, Class<T> javaClass) {
-      return javaClass.cast(values[pos]);
-    }
-
-    @Override
-    public <T> void set(int pos, T value) {
-      throw new UnsupportedOperationException("Cannot modify a position_deletes row");
-    }
   }
 }

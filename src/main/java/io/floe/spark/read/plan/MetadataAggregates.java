@@ -2,6 +2,7 @@ package io.floe.spark.read.plan;
 
 import io.floe.spark.read.plan.manifest.DataManifestPlanner;
 import io.floe.spark.types.IcebergToSpark;
+import io.floe.spark.types.ReadOnlyStruct;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -209,7 +210,7 @@ public final class MetadataAggregates {
       for (int pos = 0; pos < functions.size(); pos++) {
         values[key.length + pos] = result.get(pos, Object.class);
       }
-      rows.add(converter.convert(new Values(values)));
+      rows.add(converter.convert(new ReadOnlyStruct(values, "An answer row is read-only")));
     }
     List<String> described = functions.stream().map(Function::describe).toList();
     List<String> groupNames = groupBy.stream().map(Types.NestedField::name).toList();
@@ -252,24 +253,6 @@ public final class MetadataAggregates {
       fields.add(Types.NestedField.optional(id++, field.name(), field.type()));
     }
     return Types.StructType.of(fields);
-  }
-
-  /** One answer row's values in Iceberg's internal representation. */
-  private record Values(Object[] values) implements StructLike {
-    @Override
-    public int size() {
-      return values.length;
-    }
-
-    @Override
-    public <T> T get(int pos, Class<T> javaClass) {
-      return javaClass.cast(values[pos]);
-    }
-
-    @Override
-    public <T> void set(int pos, T value) {
-      throw new UnsupportedOperationException("An answer row is read-only");
-    }
   }
 
   /**
