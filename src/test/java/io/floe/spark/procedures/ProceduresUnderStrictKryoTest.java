@@ -7,9 +7,7 @@ import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -33,13 +31,7 @@ class ProceduresUnderStrictKryoTest {
     spark =
         SparkSession.builder()
             .config(
-                Travel.strictKryoConf()
-                    .setMaster("local[2]")
-                    .setAppName("floe-strict-kryo-procedures")
-                    .set("spark.ui.enabled", "false")
-                    .set("spark.sql.shuffle.partitions", "4")
-                    .set("spark.default.parallelism", "2")
-                    .set("spark.driver.host", "127.0.0.1")
+                Travel.strictKryoLocalConf("floe-strict-kryo-procedures")
                     .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
                     .set("spark.sql.catalog.floe.type", "hadoop")
                     .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("wh").toUri().toString()))
@@ -49,15 +41,8 @@ class ProceduresUnderStrictKryoTest {
 
   @AfterAll
   static void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    try (Stream<Path> files = Files.walk(warehouse)) {
-      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    }
+    Travel.stopAndDelete(spark, warehouse);
+    spark = null;
   }
 
   private static List<Row> sql(String text, Object... args) {

@@ -9,9 +9,7 @@ import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -35,13 +33,7 @@ class MergeOnReadStrictKryoTest {
     warehouse = Files.createTempDirectory("floe-mor-kryo");
     calls = warehouse.resolve("catalog-calls.log");
     SparkConf conf =
-        Travel.strictKryoConf()
-            .setMaster("local[2]")
-            .setAppName("floe-mor-strict-kryo")
-            .set("spark.ui.enabled", "false")
-            .set("spark.sql.shuffle.partitions", "4")
-            .set("spark.default.parallelism", "2")
-            .set("spark.driver.host", "127.0.0.1")
+        Travel.strictKryoLocalConf("floe-mor-strict-kryo")
             .set("spark.sql.catalog.rec", FloeCatalog.class.getName())
             .set("spark.sql.catalog.rec.catalog-impl", RecordingCatalog.class.getName())
             .set("spark.sql.catalog.rec." + RecordingCatalog.DELEGATE_TYPE, "hadoop")
@@ -53,15 +45,8 @@ class MergeOnReadStrictKryoTest {
 
   @AfterAll
   static void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    try (Stream<Path> files = Files.walk(warehouse)) {
-      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    }
+    Travel.stopAndDelete(spark, warehouse);
+    spark = null;
   }
 
   @Test

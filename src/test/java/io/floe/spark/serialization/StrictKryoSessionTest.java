@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
@@ -35,13 +34,7 @@ class StrictKryoSessionTest {
     warehouse = Files.createTempDirectory("floe-kryo");
     calls = warehouse.resolve("catalog-calls.log");
     SparkConf conf =
-        Travel.strictKryoConf()
-            .setMaster("local[2]")
-            .setAppName("floe-strict-kryo")
-            .set("spark.ui.enabled", "false")
-            .set("spark.sql.shuffle.partitions", "4")
-            .set("spark.default.parallelism", "2")
-            .set("spark.driver.host", "127.0.0.1")
+        Travel.strictKryoLocalConf("floe-strict-kryo")
             .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
             .set("spark.sql.catalog.floe.type", "hadoop")
             .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("plain").toUri().toString())
@@ -56,15 +49,8 @@ class StrictKryoSessionTest {
 
   @AfterAll
   static void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    try (Stream<Path> files = Files.walk(warehouse)) {
-      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    }
+    Travel.stopAndDelete(spark, warehouse);
+    spark = null;
   }
 
   @Test

@@ -10,19 +10,23 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.serializer.SerializerInstance;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
-import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
+import scala.reflect.ClassTag;
 
 /**
  * How plan pieces travel in tests: through Java serialization, through Spark's {@link
@@ -40,6 +44,34 @@ public final class Travel {
         .set("spark.serializer", KryoSerializer.class.getName())
         .set("spark.kryo.registrationRequired", "true")
         .set("spark.kryo.registrator", FloeKryoRegistrator.class.getName());
+  }
+
+  /**
+   * {@link #strictKryoConf()} for a test session: {@code local[2]}, no UI, few shuffle partitions,
+   * loopback driver, under the given application name.
+   */
+  public static SparkConf strictKryoLocalConf(String appName) {
+    return strictKryoConf()
+        .setMaster("local[2]")
+        .setAppName(appName)
+        .set("spark.ui.enabled", "false")
+        .set("spark.sql.shuffle.partitions", "4")
+        .set("spark.default.parallelism", "2")
+        .set("spark.driver.host", "127.0.0.1");
+  }
+
+  /** Stops a test's own session (if started) and deletes its warehouse folder. */
+  public static void stopAndDelete(SparkSession spark, Path warehouse) throws IOException {
+    if (spark != null) {
+      spark.stop();
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+    }
+    if (warehouse != null && Files.exists(warehouse)) {
+      try (Stream<Path> files = Files.walk(warehouse)) {
+        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      }
+    }
   }
 
   /** Writes the value with Java serialization and reads it back. */

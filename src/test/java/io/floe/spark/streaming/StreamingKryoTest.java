@@ -7,8 +7,6 @@ import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
@@ -31,13 +29,7 @@ class StreamingKryoTest {
     spark =
         SparkSession.builder()
             .config(
-                Travel.strictKryoConf()
-                    .setMaster("local[2]")
-                    .setAppName("floe-stream-kryo")
-                    .set("spark.ui.enabled", "false")
-                    .set("spark.sql.shuffle.partitions", "4")
-                    .set("spark.default.parallelism", "2")
-                    .set("spark.driver.host", "127.0.0.1")
+                Travel.strictKryoLocalConf("floe-stream-kryo")
                     .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
                     .set("spark.sql.catalog.floe.type", "hadoop")
                     .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("wh").toUri().toString()))
@@ -47,12 +39,8 @@ class StreamingKryoTest {
 
   @AfterAll
   static void stopSpark() throws IOException {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    try (Stream<Path> files = Files.walk(warehouse)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    Travel.stopAndDelete(spark, warehouse);
+    spark = null;
   }
 
   @Test
