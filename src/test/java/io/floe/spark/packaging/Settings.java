@@ -66,7 +66,7 @@ final class Settings {
     return required("floe.it.sparkJvmFlags");
   }
 
-  private static String required(String key) {
+  static String required(String key) {
     String value = System.getProperty(key);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(

@@ -58,10 +58,13 @@ class StreamCheckpointInteropIT {
     SparkDistribution.deleteRecursively(root);
   }
 
+  /** The official runtime jar, copied into the build folder by the build. */
   static Path officialRuntimeJar() {
-    return Paths.get(Settings.localRepository(), "org", "apache", "iceberg",
-        "iceberg-spark-runtime-" + "4.1_" + Settings.scalaBinaryVersion(), "1.11.0",
-        "iceberg-spark-runtime-4.1_" + Settings.scalaBinaryVersion() + "-1.11.0.jar");
+    Path jar = Paths.get(Settings.required("floe.officialRuntimeJar"));
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException("The official runtime jar the build copies is missing: " + jar);
+    }
+    return jar;
   }
 
   private static String stream(boolean official, String table, Path checkpoint, int preload, int total)

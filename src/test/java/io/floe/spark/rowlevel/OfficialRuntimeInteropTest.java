@@ -2,7 +2,6 @@ package io.floe.spark.rowlevel;
 
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.packaging.SqlApp;
@@ -16,6 +15,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,11 +30,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the official runtime reads back.
  */
 class OfficialRuntimeInteropTest extends SparkTestBase {
+  /** Copied into the build folder by the build (maven-dependency-plugin, execution official-runtime). */
   private static final Path RUNTIME_JAR =
       Paths.get(
-          System.getProperty("user.home"),
-          ".m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.1_2.13/1.11.0",
-          "iceberg-spark-runtime-4.1_2.13-1.11.0.jar");
+          Objects.requireNonNull(
+              System.getProperty("floe.officialRuntimeJar"),
+              "system property floe.officialRuntimeJar (set by the build) is missing"));
 
   @BeforeAll
   static void createNamespace() {
@@ -44,7 +45,7 @@ class OfficialRuntimeInteropTest extends SparkTestBase {
   @ParameterizedTest(name = "format v{0}")
   @ValueSource(ints = {2, 3})
   void officialRuntimeAndFloeReadEachOthersDeletes(int formatVersion) throws Exception {
-    assumeTrue(Files.exists(RUNTIME_JAR), "the official runtime jar is not in the local repository");
+    assertThat(RUNTIME_JAR).as("the official runtime jar the build copies").exists();
     MergeOnReadTables t =
         MergeOnReadTables.create(
             spark, "interop_mor.t_v" + formatVersion, formatVersion, true, Map.of());
