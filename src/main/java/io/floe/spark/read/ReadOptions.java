@@ -94,6 +94,16 @@ public record ReadOptions(
   /** The prefix of session confs that set a read option for every scan. */
   public static final String SESSION_PREFIX = "spark.floe.read.";
 
+  /**
+   * The official runtime's session confs that set the same thing as a Floe read option; each is
+   * read after {@code spark.floe.read.<option>}, which wins when both are set.
+   */
+  public static final Map<String, String> ICEBERG_SESSION_CONFS =
+      Map.of(
+          VECTORIZATION_ENABLED, "spark.sql.iceberg.vectorization.enabled",
+          REPORT_PARTITIONING, "spark.sql.iceberg.planning.preserve-data-grouping",
+          AGGREGATE_PUSHDOWN, "spark.sql.iceberg.aggregate-push-down.enabled");
+
   public static final int BATCH_SIZE_DEFAULT = 4096;
   public static final int PREFETCH_FILES_DEFAULT = 2;
   private static final long MAX_PARTITION_BYTES_DEFAULT = 128L * 1024 * 1024;
@@ -166,7 +176,8 @@ public record ReadOptions(
   public static ReadOptions resolve(
       Map<String, String> options, SQLConf session, Map<String, String> tableProperties) {
     OptionResolver resolver =
-        new OptionResolver("Cannot read", options, session, SESSION_PREFIX, tableProperties);
+        new OptionResolver("Cannot read", options, session, SESSION_PREFIX, tableProperties)
+            .withSessionAliases(ICEBERG_SESSION_CONFS);
     resolver.rejectUnknown(KNOWN, "read");
     Integer targetPartitions = resolver.optionalInt(TARGET_PARTITIONS, TARGET_PARTITIONS_PROPERTY);
     if (targetPartitions != null && targetPartitions <= 0) {

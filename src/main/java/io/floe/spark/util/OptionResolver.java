@@ -23,6 +23,7 @@ public final class OptionResolver {
   private final SQLConf session;
   private final String sessionPrefix;
   private final Map<String, String> tableProperties;
+  private final Map<String, String> sessionAliases;
 
   /**
    * @param action what fails on a bad value, such as {@code "Cannot read"} or {@code "Cannot write
@@ -44,6 +45,28 @@ public final class OptionResolver {
     this.session = session;
     this.sessionPrefix = Objects.requireNonNull(sessionPrefix, "sessionPrefix is null");
     this.tableProperties = tableProperties == null ? Map.of() : tableProperties;
+    this.sessionAliases = Map.of();
+  }
+
+  private OptionResolver(OptionResolver base, Map<String, String> sessionAliases) {
+    this.action = base.action;
+    this.options = base.options;
+    this.session = base.session;
+    this.sessionPrefix = base.sessionPrefix;
+    this.tableProperties = base.tableProperties;
+    this.sessionAliases = Map.copyOf(sessionAliases);
+  }
+
+  /**
+   * This resolver, consulting for each option named in {@code aliases} one more session conf,
+   * after {@code <sessionPrefix><option>} and before the table property: the official runtime's
+   * name for the same setting, so that a job configured for it keeps its meaning while Floe's own
+   * conf still wins when both are set.
+   *
+   * @param aliases option name (lower case) to the full name of the other session conf
+   */
+  public OptionResolver withSessionAliases(Map<String, String> aliases) {
+    return new OptionResolver(this, aliases);
   }
 
   /**
@@ -100,6 +123,10 @@ public final class OptionResolver {
     String value = optionOnly(option);
     if (value == null && session != null) {
       value = session.getConfString(sessionPrefix + option, null);
+      String alias = sessionAliases.get(option.toLowerCase(Locale.ROOT));
+      if (value == null && alias != null) {
+        value = session.getConfString(alias, null);
+      }
     }
     if (value == null && tableProperty != null) {
       value = tableProperties.get(tableProperty);

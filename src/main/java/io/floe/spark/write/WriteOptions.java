@@ -175,7 +175,11 @@ public record WriteOptions(
     Objects.requireNonNull(tableName, "tableName is null");
     OptionResolver resolver =
         new OptionResolver(
-            "Cannot write to " + tableName, options, session, SESSION_PREFIX, tableProperties);
+            "Cannot write to " + tableName, options, session, SESSION_PREFIX, tableProperties)
+            .withSessionAliases(
+                Map.of(
+                    DISTRIBUTION_MODE, ICEBERG_SESSION_PREFIX + DISTRIBUTION_MODE,
+                    ADVISORY_PARTITION_SIZE, ICEBERG_SESSION_PREFIX + ADVISORY_PARTITION_SIZE));
     resolver.rejectUnknown(KNOWN, Set.of(SNAPSHOT_PROPERTY_PREFIX), "write");
     String commitId = resolver.string(COMMIT_ID, null);
     if (commitId != null && commitId.isBlank()) {
