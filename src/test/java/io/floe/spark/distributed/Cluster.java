@@ -14,12 +14,17 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Starts the SparkSessions of the distributed suite and finds their executor processes.
@@ -146,6 +151,47 @@ final class Cluster {
     }
     throw new IllegalStateException(
         "Cannot run the distributed suite: " + count + " executors did not register within " + timeout);
+  }
+
+  /**
+   * Registers the function {@code throttle(id)}: it returns the id, pausing 1 ms every {@code
+   * rowsPerPause} ids, so that a task calling it for each row runs long enough for an executor to be
+   * killed while it works, however fast the machine is.
+   */
+  static void registerThrottle(SparkSession spark, long rowsPerPause) {
+    UDF1<Long, Long> throttle =
+        id -> {
+          if (id % rowsPerPause == 0) {
+            Thread.sleep(1);
+          }
+          return id;
+        };
+    spark.udf().register("throttle", throttle, DataTypes.LongType);
+  }
+
+  /**
+   * Waits until some task of {@code job} has run for {@code taskAge} on an executor, then kills that
+   * executor's JVM with SIGKILL. Only executors of this session's application are candidates.
+   *
+   * @throws AssertionError when the job ended before any task ran that long
+   */
+  static void killOneExecutorWhileTasksRun(
+      SparkSession spark, TaskWatcher watcher, CompletableFuture<?> job, Duration taskAge) {
+    String appId = spark.sparkContext().applicationId();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (System.nanoTime() < deadline && !job.isDone()) {
+      Optional<String> executor = watcher.executorRunningTaskFor(taskAge);
+      Long pid = executor.map(id -> executorPids(appId).get(id)).orElse(null);
+      if (pid != null) {
+        ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
+        process.destroyForcibly();
+        process.onExit().join();
+        return;
+      }
+      sleep(100);
+    }
+    throw new AssertionError(
+        "No task ran for " + taskAge + " before the job ended: raise floe.cluster.rows");
   }
 
   static void sleep(long millis) {

@@ -10,12 +10,9 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
-import org.apache.spark.sql.api.java.UDF1;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -60,7 +57,7 @@ class FloeOnClusterTest {
     }
     calls = root.resolve("cluster-calls.log");
     spark = Cluster.start(Cluster.master(), root.resolve("cluster"), calls);
-    spark.udf().register("throttle", (UDF1<Long, Long>) FloeOnClusterTest::throttle, DataTypes.LongType);
+    Cluster.registerThrottle(spark, ROWS_PER_PAUSE);
   }
 
   @AfterAll
@@ -114,7 +111,7 @@ class FloeOnClusterTest {
       CompletableFuture<Void> insert =
           CompletableFuture.runAsync(
               () -> spark.sql("INSERT INTO floe.loss.written " + generated("throttle(id)")).collectAsList());
-      killOneExecutorWhileTasksRun(watcher, insert);
+      Cluster.killOneExecutorWhileTasksRun(spark, watcher, insert, TASK_AGE_BEFORE_KILL);
       insert.get(5, TimeUnit.MINUTES);
     } finally {
       spark.sparkContext().removeSparkListener(watcher);
@@ -151,7 +148,7 @@ class FloeOnClusterTest {
       CompletableFuture<List<Row>> scan =
           CompletableFuture.supplyAsync(
               () -> table.selectExpr("count(*)", "sum(crc32(payload) + throttle(id) - id)").collectAsList());
-      killOneExecutorWhileTasksRun(watcher, scan);
+      Cluster.killOneExecutorWhileTasksRun(spark, watcher, scan, TASK_AGE_BEFORE_KILL);
       scanned = scan.get(5, TimeUnit.MINUTES);
     } finally {
       spark.sparkContext().removeSparkListener(watcher);
@@ -171,14 +168,6 @@ class FloeOnClusterTest {
         id, ROWS, TASKS);
   }
 
-  /** Returns the id, pausing now and then: a task that calls it for each row runs for seconds. */
-  private static Long throttle(Long id) throws InterruptedException {
-    if (id % ROWS_PER_PAUSE == 0) {
-      Thread.sleep(1);
-    }
-    return id;
-  }
-
   private static void assertEveryRowExactlyOnce(Dataset<Row> table) {
     Row summary = table.selectExpr("count(*)", "count(DISTINCT id)", "min(id)", "max(id)", "sum(id)").first();
     assertThat(summary.getLong(0)).as("rows").isEqualTo(ROWS);
@@ -186,28 +175,6 @@ class FloeOnClusterTest {
     assertThat(summary.getLong(2)).isZero();
     assertThat(summary.getLong(3)).isEqualTo(ROWS - 1);
     assertThat(summary.getLong(4)).isEqualTo(ROWS * (ROWS - 1) / 2);
-  }
-
-  /**
-   * Waits until some task has run for a while on an executor, then kills that executor's JVM with
-   * SIGKILL. Only executors of this test's application are candidates.
-   */
-  private static void killOneExecutorWhileTasksRun(TaskWatcher watcher, CompletableFuture<?> job) {
-    String appId = spark.sparkContext().applicationId();
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    while (System.nanoTime() < deadline && !job.isDone()) {
-      Optional<String> executor = watcher.executorRunningTaskFor(TASK_AGE_BEFORE_KILL);
-      Long pid = executor.map(id -> Cluster.executorPids(appId).get(id)).orElse(null);
-      if (pid != null) {
-        ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
-        process.destroyForcibly();
-        process.onExit().join();
-        return;
-      }
-      Cluster.sleep(100);
-    }
-    throw new AssertionError(
-        "No task ran for " + TASK_AGE_BEFORE_KILL + " before the job ended: raise floe.cluster.rows");
   }
 
   /** The process ids of the JVMs that ran a small job's tasks. */
