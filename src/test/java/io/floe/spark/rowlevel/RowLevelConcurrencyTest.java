@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.rowlevel.SerialOrders.Change;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -54,13 +55,6 @@ class RowLevelConcurrencyTest extends RowLevelTestBase {
             DataTypes.IntegerType);
   }
 
-  /** A statement and the same change as a query over the view {@code {in}}. */
-  private record Change(String statement, String query) {
-    String over(String view) {
-      return query.replace("{in}", view);
-    }
-  }
-
   private static void createTable(String isolation) {
     create(
         "id BIGINT, data INT, p STRING",
@@ -87,7 +81,7 @@ class RowLevelConcurrencyTest extends RowLevelTestBase {
       List<Boolean> committed = runTogether(a, b);
 
       assertThat(committed).containsExactly(true, true);
-      assertEqualsSomeSerialOrder(List.of(a, b), committed);
+      SerialOrders.assertEqualsSomeSerialOrder(List.of(a, b), committed);
       view("v", TABLE);
     }
   }
@@ -109,7 +103,7 @@ class RowLevelConcurrencyTest extends RowLevelTestBase {
 
       // both read the same snapshot and rewrite the same files: exactly one may commit
       assertThat(committed).containsExactlyInAnyOrder(true, false);
-      assertEqualsSomeSerialOrder(List.of(a, b), committed);
+      SerialOrders.assertEqualsSomeSerialOrder(List.of(a, b), committed);
       view("v", TABLE);
     }
   }
@@ -148,30 +142,5 @@ class RowLevelConcurrencyTest extends RowLevelTestBase {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  /** The table equals the committed changes applied to the view in one order or the other. */
-  private static void assertEqualsSomeSerialOrder(List<Change> changes, List<Boolean> committed) {
-    List<Change> done = new ArrayList<>();
-    for (int i = 0; i < changes.size(); i += 1) {
-      if (committed.get(i)) {
-        done.add(changes.get(i));
-      }
-    }
-    List<List<String>> orders = new ArrayList<>();
-    orders.add(applied("v", done));
-    if (done.size() == 2) {
-      orders.add(applied("v", List.of(done.get(1), done.get(0))));
-    }
-    assertThat(orders).as("serial orders of %s", done).contains(tableRows());
-    assertThat(orders).contains(icebergRows());
-  }
-
-  private static List<String> applied(String view, List<Change> changes) {
-    String query = "SELECT * FROM " + view;
-    for (Change change : changes) {
-      query = change.over("(" + query + ")");
-    }
-    return rows(query);
   }
 }
