@@ -72,6 +72,8 @@ public class FloeTable
           TableCapability.STREAMING_WRITE,
           TableCapability.MICRO_BATCH_READ);
   private static final Set<TableCapability> READ_ONLY = EnumSet.of(TableCapability.BATCH_READ);
+  /** Whether {@code MERGE WITH SCHEMA EVOLUTION} may change the table's schema (default true). */
+  public static final String AUTO_SCHEMA_EVOLUTION = "write.spark.auto-schema-evolution.enabled";
 
   private final Table table;
   private final TableLoader loader;
@@ -184,14 +186,18 @@ public class FloeTable
     if (isMetadataTable() || (snapshotId != null && branch == null)) {
       return READ_ONLY;
     }
+    Set<TableCapability> capabilities = EnumSet.copyOf(DATA_CAPABILITIES);
     // write.spark.accept-any-schema: Spark hands writes the data's own columns (for merge-schema)
     if (PropertyUtil.propertyAsBoolean(
         table.properties(), TableProperties.SPARK_WRITE_ACCEPT_ANY_SCHEMA, false)) {
-      Set<TableCapability> capabilities = EnumSet.copyOf(DATA_CAPABILITIES);
       capabilities.add(TableCapability.ACCEPT_ANY_SCHEMA);
-      return capabilities;
     }
-    return DATA_CAPABILITIES;
+    // MERGE WITH SCHEMA EVOLUTION: Spark adds the source's new columns and widens types through
+    // alterTable before it plans the MERGE; the property and its default are the official runtime's
+    if (PropertyUtil.propertyAsBoolean(table.properties(), AUTO_SCHEMA_EVOLUTION, true)) {
+      capabilities.add(TableCapability.AUTOMATIC_SCHEMA_EVOLUTION);
+    }
+    return capabilities;
   }
 
   @Override
