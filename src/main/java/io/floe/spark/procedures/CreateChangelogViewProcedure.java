@@ -1,6 +1,7 @@
 package io.floe.spark.procedures;
 
 import io.floe.spark.util.Identifiers;
+import io.floe.spark.read.ChangelogScanBuilder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -20,6 +21,7 @@ import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -89,7 +91,14 @@ final class CreateChangelogViewProcedure extends BaseProcedure {
     boolean computeUpdates =
         computeUpdatesArg != null ? computeUpdatesArg : givenIdentifiers != null;
 
-    Dataset<Row> changes = context().spark().read().options(options).table(changelogName(ident));
+    String changelog = changelogName(ident);
+    // the view reads lazily: check its read options now, so a bad one fails the call, not a query
+    readTable(
+        ident,
+        table ->
+            new ChangelogScanBuilder(
+                table, table.name() + "." + CHANGELOG_TABLE, new CaseInsensitiveStringMap(options)));
+    Dataset<Row> changes = context().spark().read().options(options).table(changelog);
     StructType schema = changes.schema();
     checkOrderable(schema, identifiers);
     for (String column : identifiers) {
