@@ -4,12 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.serialization.Travel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -176,6 +184,38 @@ class ChangelogReadTest extends SparkTestBase {
         .isNotEmpty();
     assertThat(spark.sql("SELECT count(*) FROM " + CHANGES).collectAsList().get(0).getLong(0))
         .isEqualTo(expectedChanges(snaps).size());
+  }
+
+  @Test
+  void thePlanPiecesSurviveJavaAndStrictKryoAndReadTheSameRows() throws Exception {
+    changeTheTable();
+    TableCatalog catalog = (TableCatalog) spark.sessionState().catalogManager().catalog("floe");
+    SupportsRead changelog = (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"cl", "t"}, "changes"));
+    ScanBuilder builder =
+        changelog.newScanBuilder(new CaseInsensitiveStringMap(Map.of("split-size", "1000")));
+    ChangelogScan scan = (ChangelogScan) builder.build();
+    assertThat(scan.partitions()).hasSizeGreaterThan(1);
+    for (ChangelogScan travelled : List.of(Travel.throughJava(scan), Travel.throughKryo(scan))) {
+      assertThat(travelled).isEqualTo(scan);
+      ChangelogScan rebuilt =
+          new ChangelogScan(travelled.name(), travelled.range(), travelled.readSchema(),
+              travelled.partitions(), travelled.readerFactory(), travelled.metrics());
+      assertThat(rebuilt).isEqualTo(scan);
+      List<String> rows = new ArrayList<>();
+      for (ChangelogInputPartition partition : travelled.partitions()) {
+        ChangelogInputPartition copy = Travel.throughKryo(partition);
+        assertThat(copy).isEqualTo(partition);
+        try (PartitionReader<InternalRow> reader = Travel.throughKryo(travelled.readerFactory()).createReader(copy)) {
+          while (reader.next()) {
+            InternalRow row = reader.get();
+            rows.add("[" + row.getLong(0) + "," + row.getUTF8String(1) + "," + row.getUTF8String(2) + ","
+                + row.getUTF8String(3) + "," + row.getInt(4) + "," + row.getLong(5) + "]");
+          }
+        }
+      }
+      rows.sort(null);
+      assertThat(rows).isEqualTo(expectedChanges(snapshots(TABLE)));
+    }
   }
 
   @Test
