@@ -48,7 +48,8 @@ import org.apache.spark.serializer.KryoRegistrator;
  * spark.kryo.registrationRequired=true} works: {@code
  * spark.kryo.registrator=io.floe.spark.FloeKryoRegistrator}.
  *
- * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, write, batch
+ * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, the changelog
+ * scan with its input partitions, change tasks and reader factory, write, batch
  * write, writer factories of batches and streams, commit message and the values they carry) and the Iceberg values that
  * travel inside them (data and delete files, file and metadata-table scan tasks, the delete-file
  * tasks of the {@code position_deletes} table, the serializable table copy, FileIO, schema,

@@ -43,16 +43,6 @@ public final class ChangelogInputPartition implements InputPartition {
     return tasks;
   }
 
-  /** A stable identity of each task: which change of which file in which snapshot. */
-  private List<String> keys() {
-    List<String> keys = new ArrayList<>(tasks.size());
-    for (ChangeTask task : tasks) {
-      keys.add(task.changeType() + ":" + task.commitSnapshotId() + ":" + task.changeOrdinal() + ":"
-          + FloeInputPartition.taskKey(task.file()));
-    }
-    return keys;
-  }
-
   @Override
   public boolean equals(Object other) {
     if (this == other) {
@@ -62,16 +52,16 @@ public final class ChangelogInputPartition implements InputPartition {
       return false;
     }
     ChangelogInputPartition that = (ChangelogInputPartition) other;
-    return index == that.index && keys().equals(that.keys());
+    return index == that.index && tasks.equals(that.tasks);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(index, keys());
+    return Objects.hash(index, tasks);
   }
 
   @Override
   public String toString() {
-    return "ChangelogInputPartition{index=" + index + ", tasks=" + keys() + "}";
+    return "ChangelogInputPartition{index=" + index + ", tasks=" + tasks + "}";
   }
 }

@@ -2,6 +2,7 @@ package io.floe.spark.read.plan;
 
 import java.io.Serializable;
 import java.util.Objects;
+import java.util.stream.Collectors;
 import org.apache.iceberg.FileScanTask;
 
 /**
@@ -37,6 +38,40 @@ public record ChangeTask(
   /** Bytes the task reads. */
   public long sizeBytes() {
     return file.length();
+  }
+
+  /**
+   * Equal when they read the same bytes of the same file, under the same spec, with the same delete
+   * files and residual, as the same change: Iceberg's file tasks compare by identity.
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof ChangeTask)) {
+      return false;
+    }
+    ChangeTask that = (ChangeTask) other;
+    return changeOrdinal == that.changeOrdinal
+        && commitSnapshotId == that.commitSnapshotId
+        && changeType.equals(that.changeType)
+        && key().equals(that.key());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(changeType, changeOrdinal, commitSnapshotId, key());
+  }
+
+  private String key() {
+    String deletes =
+        file.deletes().stream()
+            .map(delete -> delete.location())
+            .sorted()
+            .collect(Collectors.joining(","));
+    return file.file().location() + "@" + file.start() + "+" + file.length() + "#"
+        + file.file().specId() + "[" + deletes + "]" + file.residual();
   }
 
   @Override
