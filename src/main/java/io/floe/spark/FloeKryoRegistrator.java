@@ -9,12 +9,17 @@ import io.floe.spark.procedures.OrphanFileTasks;
 import io.floe.spark.procedures.PositionDeleteWriteTask;
 import io.floe.spark.procedures.ThetaSketchTask;
 import io.floe.spark.procedures.ZOrderValue;
+import io.floe.spark.read.ChangelogInputPartition;
+import io.floe.spark.read.ChangelogRange;
+import io.floe.spark.read.ChangelogReaderFactory;
+import io.floe.spark.read.ChangelogScan;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.exec.ReadSettings;
+import io.floe.spark.read.plan.ChangeTask;
 import io.floe.spark.streaming.FloeStreamingWriterFactory;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
@@ -43,7 +48,8 @@ import org.apache.spark.serializer.KryoRegistrator;
  * spark.kryo.registrationRequired=true} works: {@code
  * spark.kryo.registrator=io.floe.spark.FloeKryoRegistrator}.
  *
- * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, write, batch
+ * <p>Registered are Floe's plan pieces (scan, batch, input partition, reader factory, the changelog
+ * scan with its input partitions, change tasks and reader factory, write, batch
  * write, writer factories of batches and streams, commit message and the values they carry) and the Iceberg values that
  * travel inside them (data and delete files, file and metadata-table scan tasks, the delete-file
  * tasks of the {@code position_deletes} table, the serializable table copy, FileIO, schema,
@@ -123,7 +129,12 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 ResolvingFileIO.class,
                 Schema.class,
                 PartitionSpec.class,
-                FloeStreamingWriterFactory.class));
+                FloeStreamingWriterFactory.class,
+                ChangelogScan.class,
+                ChangelogInputPartition.class,
+                ChangelogReaderFactory.class,
+                ChangelogRange.class,
+                ChangeTask.class));
     for (String name : ICEBERG_INTERNAL_CLASSES) {
       classes.add(load(name));
     }

@@ -92,13 +92,18 @@ public final class FloeCatalogSupport {
     return tables.stream().map(SparkExceptions::toSpark).toArray(Identifier[]::new);
   }
 
-  public FloeTable loadTable(Identifier ident) throws NoSuchTableException {
+  public org.apache.spark.sql.connector.catalog.Table loadTable(Identifier ident)
+      throws NoSuchTableException {
     try {
       return new FloeTable(loadIceberg(ident), loader(ident), null);
     } catch (NoSuchTableException missing) {
       FloeTable metadataTable = loadMetadataTable(ident);
       if (metadataTable != null) {
         return metadataTable;
+      }
+      FloeChangelogTable changelog = loadChangelog(ident);
+      if (changelog != null) {
+        return changelog;
       }
       FloeTable selected = loadSelected(ident);
       if (selected == null) {
@@ -451,6 +456,21 @@ public final class FloeCatalogSupport {
     try {
       Table baseTable = loadIceberg(base);
       return new FloeTable(MetadataTableUtils.createMetadataTableInstance(baseTable, type), null, null);
+    } catch (NoSuchTableException e) {
+      return null;
+    }
+  }
+
+  /** The changelog {@code <table>.changes}, or null when the name is not one of an existing table. */
+  private FloeChangelogTable loadChangelog(Identifier ident) {
+    String[] namespace = ident.namespace();
+    if (!FloeChangelogTable.NAME.equalsIgnoreCase(ident.name()) || namespace.length == 0) {
+      return null;
+    }
+    Identifier base =
+        Identifier.of(Arrays.copyOf(namespace, namespace.length - 1), namespace[namespace.length - 1]);
+    try {
+      return new FloeChangelogTable(loadIceberg(base));
     } catch (NoSuchTableException e) {
       return null;
     }

@@ -38,6 +38,7 @@ public final class Procedures {
     all.put(AddFilesProcedure.NAME, AddFilesProcedure::new);
     all.put(ComputeTableStatsProcedure.NAME, ComputeTableStatsProcedure::new);
     all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
+    all.put(CreateChangelogViewProcedure.NAME, CreateChangelogViewProcedure::new);
     return Map.copyOf(all);
   }
 

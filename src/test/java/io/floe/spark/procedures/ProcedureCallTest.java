@@ -73,7 +73,8 @@ class ProcedureCallTest extends ProcedureTestBase {
             .collect(Collectors.joining(","));
     assertThat(names)
         .isEqualTo(
-            "add_files,ancestors_of,cherrypick_snapshot,compute_table_stats,expire_snapshots,"
+            "add_files,ancestors_of,cherrypick_snapshot,compute_table_stats,create_changelog_view,"
+                + "expire_snapshots,"
                 + "fast_forward,"
                 + "publish_changes,register_table,remove_orphan_files,rewrite_data_files,"
                 + "rewrite_manifests,rewrite_position_delete_files,rollback_to_snapshot,"

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files,
- * compute_table_stats, rewrite_position_delete_files) in a
+ * compute_table_stats, rewrite_position_delete_files, create_changelog_view) in a
  * session with {@code spark.kryo.registrationRequired=true} and Floe's registrator: everything
  * their tasks ship and return is registered.
  */
@@ -97,5 +97,33 @@ class ProceduresUnderStrictKryoTest {
             + "options => map('rewrite-all', 'true'))").get(0).getInt(0))
         .isEqualTo(2);
     assertThat(count("floe.db.v2")).isEqualTo(8L);
+  }
+
+  @Test
+  void theChangelogAndCreateChangelogViewRunWithRegistrationRequired() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.cdc");
+    sql("CREATE TABLE floe.cdc.t (id BIGINT, data STRING) USING iceberg");
+    sql("INSERT INTO floe.cdc.t SELECT /*+ REPARTITION(1) */ id, CAST(id AS STRING) FROM range(0, 6)");
+    sql("UPDATE floe.cdc.t SET data = 'x' WHERE id = 2");
+    List<Row> snapshots = sql("SELECT snapshot_id FROM floe.cdc.t.snapshots ORDER BY committed_at");
+    long first = snapshots.get(0).getLong(0);
+    long second = snapshots.get(1).getLong(0);
+    // the copy-on-write UPDATE rewrote the file: all six rows deleted, six inserted
+    assertThat(sql("SELECT _change_type, count(*) FROM floe.cdc.t.changes WHERE _change_ordinal = 1 "
+            + "GROUP BY _change_type ORDER BY _change_type").toString())
+        .isEqualTo("[[DELETE,6], [INSERT,6]]");
+    sql("CALL floe.system.create_changelog_view(table => 'cdc.t', identifier_columns => array('id'))");
+    List<String> view = new java.util.ArrayList<>();
+    sql("SELECT id, data, _change_type FROM t_changes WHERE _change_ordinal = 1")
+        .forEach(row -> view.add(row.toString()));
+    view.sort(null);
+    List<String> expected = new java.util.ArrayList<>();
+    sql("SELECT id, data, 'UPDATE_BEFORE' FROM (SELECT * FROM floe.cdc.t VERSION AS OF %d "
+            + "EXCEPT ALL SELECT * FROM floe.cdc.t VERSION AS OF %d) UNION ALL "
+            + "SELECT id, data, 'UPDATE_AFTER' FROM (SELECT * FROM floe.cdc.t VERSION AS OF %d "
+            + "EXCEPT ALL SELECT * FROM floe.cdc.t VERSION AS OF %d)", first, second, second, first)
+        .forEach(row -> expected.add(row.toString()));
+    expected.sort(null);
+    assertThat(view).isEqualTo(expected).hasSize(2);
   }
 }

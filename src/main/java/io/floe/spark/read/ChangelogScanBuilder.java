@@ -1,0 +1,175 @@
+package io.floe.spark.read;
+
+import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.exec.ReadSettings;
+import io.floe.spark.read.plan.ChangelogPlanner;
+import io.floe.spark.read.plan.DriverMetrics;
+import io.floe.spark.types.SparkSchemas;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.iceberg.ChangelogUtil;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Builds the scan of a table's changelog ({@code <table>.changes}): resolves the snapshot range
+ * from the read options ({@link ChangelogRange}), prunes columns, and converts the predicates on
+ * table columns into a filter that prunes files. Every predicate also goes back to Spark, which
+ * evaluates it on each row after the scan.
+ */
+public final class ChangelogScanBuilder
+    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
+  /** The change columns after the table's columns, in this order. */
+  public static final List<String> CHANGE_COLUMNS =
+      List.of(
+          MetadataColumns.CHANGE_TYPE.name(),
+          MetadataColumns.CHANGE_ORDINAL.name(),
+          MetadataColumns.COMMIT_SNAPSHOT_ID.name());
+
+  private final Table table;
+  private final String name;
+  private final ReadOptions options;
+  private final ChangelogRange range;
+  private final List<Predicate> pushed = new ArrayList<>();
+  private Expression filter = Expressions.alwaysTrue();
+  private StructType requested;
+
+  /**
+   * @param table the table whose changes are read
+   * @param name the changelog's name, for messages and plans
+   * @param options the read options
+   * @throws IllegalArgumentException for an unknown option, a time travel option, or a range
+   *     {@link ChangelogRange} refuses
+   */
+  public ChangelogScanBuilder(Table table, String name, CaseInsensitiveStringMap options) {
+    this.table = Objects.requireNonNull(table, "table is null");
+    this.name = Objects.requireNonNull(name, "name is null");
+    Objects.requireNonNull(options, "options is null");
+    this.options =
+        ReadOptions.resolve(
+            ChangelogRange.withoutRangeTimestamps(options.asCaseSensitiveMap()),
+            SQLConf.get(),
+            table.properties());
+    if (this.options.timeTravel() != null) {
+      throw new IllegalArgumentException(
+          "Cannot read " + name + ": a changelog takes no time travel (" + this.options.timeTravel()
+              + "); choose its snapshots with " + StreamingReadOptionNames.START_SNAPSHOT_ID + ", "
+              + StreamingReadOptionNames.END_SNAPSHOT_ID + ", " + ChangelogRange.START_TIMESTAMP
+              + " and " + ChangelogRange.END_TIMESTAMP);
+    }
+    this.range = ChangelogRange.fromOptions(name, table, options.asCaseSensitiveMap());
+  }
+
+  /** The schema of a table's changelog: the table's columns, then the change columns. */
+  public static Schema changelogSchema(Table table) {
+    return ChangelogUtil.changelogSchema(table.schema());
+  }
+
+  /** The error of a streaming read of a changelog, which Floe does not offer. */
+  public static UnsupportedOperationException noStreaming(String name) {
+    return new UnsupportedOperationException(
+        "Cannot read " + name + " as a stream: streaming reads of a changelog are not supported;"
+            + " read it in batches with the options " + StreamingReadOptionNames.START_SNAPSHOT_ID
+            + " and " + StreamingReadOptionNames.END_SNAPSHOT_ID + ", or stream the table itself");
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    for (Predicate predicate : predicates) {
+      Optional<Expression> converted =
+          SparkPredicates.convert(predicate, table.schema(), options.caseSensitive());
+      if (converted.isPresent()) {
+        pushed.add(predicate);
+        filter = Expressions.and(filter, converted.get());
+      }
+    }
+    return predicates;
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pushed.toArray(new Predicate[0]);
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    this.requested = requiredSchema;
+  }
+
+  @Override
+  public Scan build() {
+    Schema tableSchema = table.schema();
+    List<String> changeColumns = new ArrayList<>();
+    Schema dataSchema = tableSchema;
+    if (requested != null) {
+      StructType dataFields = new StructType();
+      List<String> asked = new ArrayList<>();
+      for (StructField field : requested.fields()) {
+        String column = changeColumn(field.name());
+        if (column == null) {
+          dataFields = dataFields.add(field);
+        } else {
+          asked.add(column);
+        }
+      }
+      dataSchema = SparkSchemas.prune(tableSchema, dataFields, options.caseSensitive());
+      CHANGE_COLUMNS.stream().filter(asked::contains).forEach(changeColumns::add);
+    } else {
+      changeColumns.addAll(CHANGE_COLUMNS);
+    }
+    List<Types.NestedField> readFields = new ArrayList<>(dataSchema.columns());
+    for (String column : changeColumns) {
+      readFields.add(changelogSchema(table).findField(column));
+    }
+    StructType readSchema = SparkSchemas.toSpark(new Schema(readFields));
+    ChangelogPlanner.Plan plan =
+        range.empty()
+            ? new ChangelogPlanner.Plan(List.of(), new DriverMetrics(0, 0, 0))
+            : ChangelogPlanner.plan(
+                table, name, range.startSnapshotId(), range.endSnapshotId(), filter,
+                options.planOptions());
+    ReadSettings settings =
+        new ReadSettings(
+            name, table.io(), tableSchema, dataSchema, options.caseSensitive(),
+            options.batchSize(), options.prefetchFiles(),
+            options.nameMapping() == null ? null : NameMappingParser.fromJson(options.nameMapping()));
+    return new ChangelogScan(
+        name,
+        range,
+        readSchema,
+        ChangelogInputPartition.of(plan.groups()),
+        new ChangelogReaderFactory(settings, changeColumns),
+        plan.metrics());
+  }
+
+  /** The change column a requested name is, or null for a table column. */
+  private String changeColumn(String requestedName) {
+    for (String column : CHANGE_COLUMNS) {
+      boolean same =
+          options.caseSensitive()
+              ? column.equals(requestedName)
+              : column.toLowerCase(Locale.ROOT).equals(requestedName.toLowerCase(Locale.ROOT));
+      if (same) {
+        return column;
+      }
+    }
+    return null;
+  }
+}

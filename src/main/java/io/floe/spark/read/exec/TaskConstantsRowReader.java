@@ -1,0 +1,95 @@
+package io.floe.spark.read.exec;
+
+import io.floe.spark.types.IcebergToSpark;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.iceberg.FileScanTask;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+
+/**
+ * Reads the file tasks of one input partition, in order, as Spark rows, and appends to every row
+ * the constant columns its task carries: the row of the file (projected by field id, deletes
+ * applied, as {@link FloeRowReader} reads it) followed by the task's constants. A changelog read
+ * uses it to add each file's change type, change ordinal and commit snapshot to the file's rows.
+ */
+public final class TaskConstantsRowReader implements PartitionReader<InternalRow> {
+  private final TaskPrefetcher<RowTask> tasks;
+  private final List<InternalRow> constants;
+  private final ReaderMetrics metrics = new ReaderMetrics();
+  private final JoinedRow joined = new JoinedRow();
+  private int taskIndex = -1;
+  private RowTask current;
+  private InternalRow row;
+
+  /**
+   * @param settings what the scan's readers share; its read schema is the file columns only
+   * @param tasks the tasks of one input partition, in order
+   * @param constants for each task, in the same order, the columns appended to its rows
+   */
+  public TaskConstantsRowReader(
+      ReadSettings settings, List<FileScanTask> tasks, List<InternalRow> constants) {
+    Objects.requireNonNull(settings, "settings is null");
+    Objects.requireNonNull(tasks, "tasks is null");
+    Objects.requireNonNull(constants, "constants is null");
+    if (tasks.size() != constants.size()) {
+      throw new IllegalArgumentException(
+          "Cannot read " + settings.tableName() + ": " + tasks.size() + " tasks but "
+              + constants.size() + " rows of constants");
+    }
+    IcebergToSpark converter = new IcebergToSpark(settings.readSchema().asStruct());
+    this.constants = new ArrayList<>(constants);
+    this.tasks =
+        new TaskPrefetcher<>(
+            tasks, settings.prefetchFiles(), task -> RowTask.open(settings, task, converter));
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    while (current == null || !current.hasNext()) {
+      closeCurrent();
+      if (!tasks.hasNext()) {
+        return false;
+      }
+      // the prefetcher hands tasks back in the order given, so the index finds the constants
+      current = tasks.next();
+      taskIndex++;
+      if (current.bytes() > 0) {
+        metrics.fileOpened(current.bytes());
+      }
+    }
+    row = joined.apply(current.next(), constants.get(taskIndex));
+    return true;
+  }
+
+  @Override
+  public InternalRow get() {
+    return row;
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return metrics.taskValues();
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      closeCurrent();
+    } finally {
+      tasks.close();
+    }
+  }
+
+  private void closeCurrent() throws IOException {
+    if (current != null) {
+      RowTask closing = current;
+      current = null;
+      closing.close();
+    }
+  }
+}
