@@ -10,8 +10,10 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.CTESubstitution$;
 import org.apache.spark.sql.catalyst.analysis.GetColumnByOrdinal;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute$;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
 import org.apache.spark.sql.catalyst.expressions.UpCast;
@@ -32,8 +34,9 @@ import scala.runtime.AbstractPartialFunction;
  * Turns a view into the plan it stands for, the way the official runtime reads a view: the stored
  * SQL parsed, every relation name in it (also in CTEs and subqueries) qualified with the view's
  * default catalog and namespace, views it names expanded in turn, and the output projected onto the
- * stored schema by position ({@code UpCast} to each stored type, renamed to the stored column
- * names, with their comments). Spark's analyzer resolves the rest.
+ * stored schema ({@code UpCast} to each stored type, renamed to the stored column names, with their
+ * comments). Columns are picked by the query's stored column names where those are unique, else by
+ * position. Spark's analyzer resolves the rest.
  *
  * <p>A view reached again along its own chain of views fails with the cycle it found, as does a
  * chain deeper than {@code spark.sql.view.maxNestedViewDepth}.
@@ -68,12 +71,17 @@ final class ViewExpander {
     defaults.addAll(Arrays.asList(view.currentNamespace()));
     LogicalPlan body = qualify(parse(ref, view), defaults, along);
     StructType schema = view.schema();
+    List<String> byName = columnsByName(view);
     List<NamedExpression> columns = new ArrayList<>();
     for (int pos = 0; pos < schema.fields().length; pos++) {
       StructField field = schema.fields()[pos];
+      Expression column =
+          byName != null
+              ? UnresolvedAttribute$.MODULE$.quoted(byName.get(pos))
+              : new GetColumnByOrdinal(pos, field.dataType());
       columns.add(
           new Alias(
-              new UpCast(new GetColumnByOrdinal(pos, field.dataType()), field.dataType(), emptySeq()),
+              new UpCast(column, field.dataType(), emptySeq()),
               field.name(),
               NamedExpression$.MODULE$.newExprId(),
               emptySeq(),
@@ -83,6 +91,23 @@ final class ViewExpander {
     return SubqueryAlias$.MODULE$.apply(
         CollectionConverters.asScala(name).toSeq(),
         new Project(CollectionConverters.asScala(columns).toSeq(), body));
+  }
+
+  /**
+   * The query's own column names to pick the view's columns by, or null to pick them by position.
+   * By name (as Spark reads its own views) a view over {@code SELECT *} still reads the right
+   * columns after its table gained or reordered columns; by position (as the official runtime
+   * reads every view) when the names are not stored, do not match the schema in number, or repeat.
+   */
+  private List<String> columnsByName(View view) {
+    List<String> names = Arrays.asList(view.queryColumnNames());
+    if (names.size() != view.schema().fields().length) {
+      return null;
+    }
+    boolean caseSensitive = spark.sessionState().conf().caseSensitiveAnalysis();
+    long distinct =
+        names.stream().map(n -> caseSensitive ? n : n.toLowerCase(Locale.ROOT)).distinct().count();
+    return distinct == names.size() ? names : null;
   }
 
   /**

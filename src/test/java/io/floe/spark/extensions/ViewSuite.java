@@ -185,6 +185,21 @@ abstract class ViewSuite {
   }
 
   @Test
+  void aViewPicksItsColumnsByNameAfterItsTableChanged() {
+    spark.sql("CREATE TABLE floe.db.wide (id BIGINT, data STRING) USING iceberg");
+    try {
+      spark.sql("INSERT INTO floe.db.wide SELECT id, data FROM src");
+      spark.sql("CREATE VIEW floe.db.v (key, value) AS SELECT * FROM floe.db.wide");
+      spark.sql("ALTER TABLE floe.db.wide ADD COLUMN extra BIGINT FIRST");
+      spark.sql("UPDATE floe.db.wide SET extra = id * 100");
+      assertSameRows(
+          spark.sql("SELECT * FROM floe.db.v"), spark.sql("SELECT id AS key, data AS value FROM src"));
+    } finally {
+      spark.sql("DROP TABLE floe.db.wide");
+    }
+  }
+
+  @Test
   void createOrReplaceMakesANewVersionAndCreateOnAnExistingNameFails() {
     spark.sql("CREATE VIEW floe.db.v AS SELECT id FROM floe.db.t");
     int version = icebergView("v").currentVersion().versionId();
