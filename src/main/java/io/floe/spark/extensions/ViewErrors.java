@@ -28,9 +28,13 @@ final class ViewErrors {
         String.format("Recursive cycle in view detected: %s (cycle: %s)", view, path));
   }
 
+  /** A catalog's refusal as an analysis error; a message that already says what failed is kept. */
   static RuntimeException refused(String statement, ViewRef view, Throwable cause) {
+    String message = String.valueOf(cause.getMessage());
     return Unchecked.analysisError(
-        String.format("Cannot %s %s: %s", statement, view.quoted(), cause.getMessage()));
+        message.startsWith("Cannot ")
+            ? message
+            : String.format("Cannot %s %s: %s", statement, view.quoted(), message));
   }
 
   static RuntimeException message(String message) {

@@ -32,7 +32,15 @@ record ViewRef(ViewCatalog catalog, Identifier ident) {
    * catalog that keeps no views (Spark's own handling applies then).
    */
   static Optional<ViewRef> resolve(CatalogManager catalogs, List<String> parts) {
-    if (parts.isEmpty() || isTempView(catalogs, parts)) {
+    return isTempView(catalogs, parts) ? Optional.empty() : resolvePersistent(catalogs, parts);
+  }
+
+  /**
+   * The view-catalog name {@code parts} resolves to, even when a temporary view has that name (the
+   * name a persistent view is created under); empty when it falls in a catalog that keeps no views.
+   */
+  static Optional<ViewRef> resolvePersistent(CatalogManager catalogs, List<String> parts) {
+    if (parts.isEmpty()) {
       return Optional.empty();
     }
     CatalogPlugin catalog;

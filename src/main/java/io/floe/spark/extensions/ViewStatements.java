@@ -42,7 +42,8 @@ final class ViewStatements {
     if (plan instanceof CreateView create
         && create.child() instanceof UnresolvedIdentifier name
         && create.originalText().isDefined()) {
-      return ViewRef.resolve(catalogs, parts(name.nameParts()))
+      // as in Spark, a temporary view of the same name does not stop a persistent view's creation
+      return ViewRef.resolvePersistent(catalogs, parts(name.nameParts()))
           .map(target -> createCommand(target, create));
     }
     if (plan instanceof AlterViewAs alter && alter.child() instanceof UnresolvedView name) {

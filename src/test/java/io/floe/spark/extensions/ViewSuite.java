@@ -366,7 +366,7 @@ abstract class ViewSuite {
   void aCatalogWithoutViewsSaysSo() {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS hdp.db");
     assertThatThrownBy(() -> spark.sql("CREATE VIEW hdp.db.v AS SELECT 1 AS one"))
-        .hasMessageContaining("does not support views")
+        .hasMessageContaining("Cannot create view hdp.db.v: catalog hdp (HadoopCatalog) does not support views")
         .hasMessageContaining("jdbc.schema-version=V1");
     assertThat(spark.sql("SHOW VIEWS IN hdp.db").filter("NOT isTemporary").count()).isZero();
   }
