@@ -2,6 +2,7 @@ package io.floe.spark;
 
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
+import io.floe.spark.catalog.FloeViews;
 import io.floe.spark.functions.FloeFunctions;
 import io.floe.spark.procedures.ProcedureContext;
 import io.floe.spark.procedures.Procedures;
@@ -13,8 +14,10 @@ import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchViewException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.ViewAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.FunctionCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -25,6 +28,10 @@ import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.View;
+import org.apache.spark.sql.connector.catalog.ViewCatalog;
+import org.apache.spark.sql.connector.catalog.ViewChange;
+import org.apache.spark.sql.connector.catalog.ViewInfo;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -41,10 +48,20 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * partition transforms are functions of the {@code system} namespace ({@code
  * <name>.system.bucket(16, id)}, see {@link FloeFunctions}), and so are the maintenance procedures
  * ({@code CALL <name>.system.expire_snapshots(...)}, see {@link Procedures}).
+ *
+ * <p>It is a {@link ViewCatalog} over the Iceberg catalog's views where that catalog keeps views
+ * (REST; JDBC with {@code jdbc.schema-version=V1}), stored as the official runtime stores them (see
+ * {@link FloeViews}). Spark 4.1 runs no view statement against a catalog's views by itself: the
+ * view statements and reads need {@link FloeSparkSessionExtensions}.
  */
 public class FloeCatalog
-    implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog, ProcedureCatalog {
+    implements StagingTableCatalog,
+        SupportsNamespaces,
+        FunctionCatalog,
+        ProcedureCatalog,
+        ViewCatalog {
   private FloeCatalogSupport support;
+  private FloeViews views;
   private ProcedureContext procedures;
 
   @Override
@@ -52,6 +69,7 @@ public class FloeCatalog
     Map<String, String> settings = Map.copyOf(options.asCaseSensitiveMap());
     Catalog catalog = CatalogBuilder.build(name, settings, hadoopConf());
     this.support = new FloeCatalogSupport(name, settings, catalog);
+    this.views = new FloeViews(name, catalog);
     this.procedures = new ProcedureContext(name, catalog, support.defaultNamespace());
   }
 
@@ -223,6 +241,49 @@ public class FloeCatalog
   @Override
   public Identifier[] listProcedures(String[] namespace) {
     return Procedures.list(namespace);
+  }
+
+  @Override
+  public Identifier[] listViews(String... namespace) throws NoSuchNamespaceException {
+    return views.listViews(namespace);
+  }
+
+  @Override
+  public View loadView(Identifier ident) throws NoSuchViewException {
+    return views.loadView(ident);
+  }
+
+  @Override
+  public boolean viewExists(Identifier ident) {
+    return views.viewExists(ident);
+  }
+
+  @Override
+  public View createView(ViewInfo viewInfo)
+      throws ViewAlreadyExistsException, NoSuchNamespaceException {
+    return views.createView(viewInfo);
+  }
+
+  @Override
+  public View replaceView(ViewInfo viewInfo, boolean orCreate)
+      throws NoSuchViewException, NoSuchNamespaceException {
+    return views.replaceView(viewInfo, orCreate);
+  }
+
+  @Override
+  public View alterView(Identifier ident, ViewChange... changes) throws NoSuchViewException {
+    return views.alterView(ident, changes);
+  }
+
+  @Override
+  public boolean dropView(Identifier ident) {
+    return views.dropView(ident);
+  }
+
+  @Override
+  public void renameView(Identifier oldIdent, Identifier newIdent)
+      throws NoSuchViewException, ViewAlreadyExistsException {
+    views.renameView(oldIdent, newIdent);
   }
 
   @Override

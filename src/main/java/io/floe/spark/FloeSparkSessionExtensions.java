@@ -1,6 +1,7 @@
 package io.floe.spark;
 
 import io.floe.spark.extensions.FloeExtensionsParser;
+import io.floe.spark.extensions.ViewResolution;
 import org.apache.spark.sql.SparkSessionExtensions;
 import scala.Function1;
 import scala.runtime.BoxedUnit;
@@ -22,13 +23,19 @@ import scala.runtime.BoxedUnit;
  *       {@code DROP BRANCH|TAG [IF EXISTS] ...}.
  * </ul>
  *
- * Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
+ * <p>They also serve the views of view catalogs ({@link FloeCatalog} over REST, or JDBC with {@code
+ * jdbc.schema-version=V1}), which Spark 4.1 does not resolve itself: CREATE [OR REPLACE] VIEW, ALTER
+ * VIEW ... AS, ALTER VIEW ... SET/UNSET TBLPROPERTIES, DROP VIEW, SHOW VIEWS, SHOW CREATE TABLE and
+ * DESCRIBE of a view, and reading a view (an analyzer rule, {@link ViewResolution}).
+ *
+ * <p>Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
  * and applies it once per session.
  */
 public final class FloeSparkSessionExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectParser((session, parser) -> new FloeExtensionsParser(parser));
+    extensions.injectParser((session, parser) -> new FloeExtensionsParser(session, parser));
+    extensions.injectResolutionRule(ViewResolution::new);
     return BoxedUnit.UNIT;
   }
 }

@@ -3,6 +3,7 @@ package io.floe.spark.extensions;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.ResolvedProcedure;
@@ -13,6 +14,7 @@ import org.apache.spark.sql.catalyst.parser.ParserInterface;
 import org.apache.spark.sql.catalyst.plans.logical.Call;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
 import org.apache.spark.sql.internal.VariableSubstitution;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -24,20 +26,41 @@ import scala.jdk.javaapi.CollectionConverters;
  * starts like one of them ({@link ExtensionParser}) is parsed here, after Spark's {@code ${var}}
  * substitution, into a {@code CALL} of an already resolved {@link ExtensionCommand}, which Spark
  * runs as it runs any {@code CALL}. Every other statement, and every expression, identifier, type
- * and query, goes to Spark's parser unchanged.
+ * and query, goes to Spark's parser unchanged; a view statement Spark's parser produced that names
+ * a view catalog becomes a {@code CALL} of its {@link ViewCommand} ({@link ViewStatements}).
  */
 public final class FloeExtensionsParser implements ParserInterface {
+  private final SparkSession session;
   private final ParserInterface delegate;
 
-  /** @param delegate the parser of the session (Spark's, or another extension's) */
-  public FloeExtensionsParser(ParserInterface delegate) {
+  /**
+   * @param session the session the parser serves (its catalogs resolve view statements), or null
+   *     for a parser of the extension statements only
+   * @param delegate the parser of the session (Spark's, or another extension's)
+   */
+  public FloeExtensionsParser(SparkSession session, ParserInterface delegate) {
+    this.session = session;
     this.delegate = Objects.requireNonNull(delegate, "delegate is null");
+  }
+
+  /** A parser of the extension statements only, without view statements. */
+  public FloeExtensionsParser(ParserInterface delegate) {
+    this(null, delegate);
   }
 
   @Override
   public LogicalPlan parsePlan(String sqlText) throws ParseException {
     Optional<LogicalPlan> extension = extensionPlan(sqlText);
-    return extension.isPresent() ? extension.get() : delegate.parsePlan(sqlText);
+    return extension.isPresent() ? extension.get() : withViews(delegate.parsePlan(sqlText));
+  }
+
+  private LogicalPlan withViews(LogicalPlan parsed) {
+    if (session == null) {
+      return parsed;
+    }
+    return ViewStatements.command(session, parsed)
+        .map(command -> call(command.name(), command))
+        .orElse(parsed);
   }
 
   @Override
@@ -47,7 +70,7 @@ public final class FloeExtensionsParser implements ParserInterface {
     Optional<LogicalPlan> extension = extensionPlan(sqlText);
     return extension.isPresent()
         ? extension.get()
-        : delegate.parsePlanWithParameters(sqlText, parameterContext);
+        : withViews(delegate.parsePlanWithParameters(sqlText, parameterContext));
   }
 
   private static Optional<LogicalPlan> extensionPlan(String sqlText) {
@@ -57,9 +80,13 @@ public final class FloeExtensionsParser implements ParserInterface {
 
   private static LogicalPlan call(ExtensionStatement statement) {
     ExtensionCommand command = new ExtensionCommand(statement);
+    return call(command.name(), command);
+  }
+
+  private static LogicalPlan call(String name, BoundProcedure command) {
     ResolvedProcedure procedure =
         new ResolvedProcedure(
-            ExtensionProcedures.INSTANCE, Identifier.of(new String[0], command.name()), command);
+            ExtensionProcedures.INSTANCE, Identifier.of(new String[0], name), command);
     Seq<Expression> noArguments = CollectionConverters.asScala(List.<Expression>of()).toSeq();
     return new Call(procedure, noArguments, true);
   }

@@ -1,0 +1,146 @@
+package io.floe.spark.extensions;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.CurrentNamespace$;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedIdentifier;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedNamespace;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedTableOrView;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedView;
+import org.apache.spark.sql.catalyst.plans.logical.AlterViewAs;
+import org.apache.spark.sql.catalyst.plans.logical.CreateView;
+import org.apache.spark.sql.catalyst.plans.logical.DescribeRelation;
+import org.apache.spark.sql.catalyst.plans.logical.DropView;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.SetViewProperties;
+import org.apache.spark.sql.catalyst.plans.logical.ShowCreateTable;
+import org.apache.spark.sql.catalyst.plans.logical.ShowViews;
+import org.apache.spark.sql.catalyst.plans.logical.UnsetViewProperties;
+import org.apache.spark.sql.connector.catalog.CatalogManager;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.View;
+import org.apache.spark.sql.connector.catalog.ViewCatalog;
+import scala.Option;
+import scala.Tuple2;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Picks out the view statements Spark's parser produced that name a view catalog, and turns each
+ * into its {@link ViewCommand}. Spark 4.1 would refuse them (its session-catalog rules fail any
+ * view statement of another catalog before a later rule could see it), so they are taken here,
+ * right after parsing, with the session's current catalog and namespace. Statements on temporary
+ * views, on catalogs without views, and DESCRIBE or SHOW CREATE TABLE of a table stay Spark's.
+ */
+final class ViewStatements {
+  private ViewStatements() {}
+
+  static Optional<ViewCommand> command(SparkSession spark, LogicalPlan plan) {
+    CatalogManager catalogs = spark.sessionState().catalogManager();
+    if (plan instanceof CreateView create
+        && create.child() instanceof UnresolvedIdentifier name
+        && create.originalText().isDefined()) {
+      // as in Spark, a temporary view of the same name does not stop a persistent view's creation
+      return ViewRef.resolvePersistent(catalogs, parts(name.nameParts()))
+          .map(target -> createCommand(target, create));
+    }
+    if (plan instanceof AlterViewAs alter && alter.child() instanceof UnresolvedView name) {
+      return existing(catalogs, name.multipartIdentifier())
+          .map(found -> new AlterViewQueryCommand(found.ref(), alter.originalText(), alter.query()));
+    }
+    if (plan instanceof SetViewProperties set && set.child() instanceof UnresolvedView name) {
+      return existing(catalogs, name.multipartIdentifier())
+          .map(found -> ViewPropertiesCommand.set(found.ref(), javaMap(set.properties())));
+    }
+    if (plan instanceof UnsetViewProperties unset && unset.child() instanceof UnresolvedView name) {
+      return existing(catalogs, name.multipartIdentifier())
+          .map(
+              found ->
+                  ViewPropertiesCommand.unset(
+                      found.ref(), CollectionConverters.asJava(unset.propertyKeys()), unset.ifExists()));
+    }
+    if (plan instanceof DropView drop && drop.child() instanceof UnresolvedIdentifier name) {
+      return ViewRef.resolve(catalogs, parts(name.nameParts()))
+          .map(target -> new DropViewCommand(target, drop.ifExists()));
+    }
+    if (plan instanceof ShowViews show) {
+      return showViews(catalogs, show);
+    }
+    if (plan instanceof ShowCreateTable showCreate
+        && !showCreate.asSerde()
+        && showCreate.child() instanceof UnresolvedTableOrView name) {
+      return existing(catalogs, name.multipartIdentifier())
+          .map(found -> new ShowCreateViewCommand(found.ref(), found.view()));
+    }
+    if (plan instanceof DescribeRelation describe
+        && describe.partitionSpec().isEmpty()
+        && describe.relation() instanceof UnresolvedTableOrView name) {
+      return existing(catalogs, name.multipartIdentifier())
+          .map(found -> new DescribeViewCommand(found.ref(), found.view(), describe.isExtended()));
+    }
+    return Optional.empty();
+  }
+
+  private static ViewCommand createCommand(ViewRef target, CreateView create) {
+    List<String> names = new ArrayList<>();
+    List<String> comments = new ArrayList<>();
+    for (Tuple2<String, Option<String>> column :
+        CollectionConverters.asJava(create.userSpecifiedColumns())) {
+      names.add(column._1());
+      comments.add(column._2().isDefined() ? column._2().get() : null);
+    }
+    CreateViewCommand.Definition definition =
+        new CreateViewCommand.Definition(
+            target,
+            create.originalText().get(),
+            create.query(),
+            names,
+            comments,
+            create.comment().isDefined() ? create.comment().get() : null,
+            javaMap(create.properties()));
+    return new CreateViewCommand(definition, create.allowExisting(), create.replace());
+  }
+
+  private static Optional<ViewCommand> showViews(CatalogManager catalogs, ShowViews show) {
+    CatalogPlugin catalog;
+    String[] namespace;
+    if (show.namespace() == CurrentNamespace$.MODULE$) {
+      catalog = catalogs.currentCatalog();
+      namespace = catalogs.currentNamespace();
+    } else if (show.namespace() instanceof UnresolvedNamespace unresolved) {
+      List<String> parts = parts(unresolved.multipartIdentifier());
+      if (!parts.isEmpty() && catalogs.isCatalogRegistered(parts.get(0))) {
+        catalog = catalogs.catalog(parts.get(0));
+        namespace = parts.subList(1, parts.size()).toArray(new String[0]);
+      } else {
+        catalog = catalogs.currentCatalog();
+        namespace = parts.toArray(new String[0]);
+      }
+    } else {
+      return Optional.empty();
+    }
+    if (!(catalog instanceof ViewCatalog views)) {
+      return Optional.empty();
+    }
+    String pattern = show.pattern().isDefined() ? show.pattern().get() : null;
+    return Optional.of(new ShowViewsCommand(views, namespace, pattern));
+  }
+
+  /** A view that exists, with the name it was found under. */
+  private record Found(ViewRef ref, View view) {}
+
+  private static Optional<Found> existing(CatalogManager catalogs, scala.collection.immutable.Seq<String> name) {
+    Optional<ViewRef> ref = ViewRef.resolve(catalogs, parts(name));
+    return ref.flatMap(r -> r.load().map(view -> new Found(r, view)));
+  }
+
+  private static List<String> parts(scala.collection.immutable.Seq<String> parts) {
+    return List.copyOf(CollectionConverters.asJava(parts));
+  }
+
+  private static Map<String, String> javaMap(scala.collection.immutable.Map<String, String> map) {
+    return Map.copyOf(CollectionConverters.asJava(map));
+  }
+}
