@@ -3,6 +3,8 @@ package io.floe.spark.extensions;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.TableIdentifier;
@@ -15,6 +17,8 @@ import org.apache.spark.sql.catalyst.plans.logical.Call;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
+import org.apache.spark.sql.execution.ExplainMode;
+import org.apache.spark.sql.execution.command.ExplainCommand;
 import org.apache.spark.sql.internal.VariableSubstitution;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -25,11 +29,17 @@ import scala.jdk.javaapi.CollectionConverters;
  * Spark's SQL parser with the official Iceberg runtime's DDL extensions added: a statement that
  * starts like one of them ({@link ExtensionParser}) is parsed here, after Spark's {@code ${var}}
  * substitution, into a {@code CALL} of an already resolved {@link ExtensionCommand}, which Spark
- * runs as it runs any {@code CALL}. Every other statement, and every expression, identifier, type
+ * runs as it runs any {@code CALL}; {@code EXPLAIN} of one shows that command without running
+ * it. Every other statement, and every expression, identifier, type
  * and query, goes to Spark's parser unchanged; a view statement Spark's parser produced that names
  * a view catalog becomes a {@code CALL} of its {@link ViewCommand} ({@link ViewStatements}).
  */
 public final class FloeExtensionsParser implements ParserInterface {
+  /** {@code EXPLAIN [mode] <statement>}: group 1 the mode, if any, group 2 the statement. */
+  private static final Pattern EXPLAIN =
+      Pattern.compile(
+          "\\s*EXPLAIN\\s+(?:(EXTENDED|FORMATTED|CODEGEN|COST)\\s+)?(.*)",
+          Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private final SparkSession session;
   private final ParserInterface delegate;
 
@@ -58,6 +68,10 @@ public final class FloeExtensionsParser implements ParserInterface {
     if (session == null) {
       return parsed;
     }
+    if (parsed instanceof ExplainCommand explain) {
+      LogicalPlan inner = withViews(explain.logicalPlan());
+      return inner == explain.logicalPlan() ? parsed : explain.copy(inner, explain.mode());
+    }
     return ViewStatements.command(session, parsed)
         .map(command -> call(command.name(), command))
         .orElse(parsed);
@@ -75,6 +89,13 @@ public final class FloeExtensionsParser implements ParserInterface {
 
   private static Optional<LogicalPlan> extensionPlan(String sqlText) {
     String substituted = new VariableSubstitution().substitute(sqlText);
+    Matcher explain = EXPLAIN.matcher(substituted);
+    if (explain.matches()) {
+      // EXPLAIN of an extension statement shows the command it runs, without running it
+      ExplainMode mode = ExplainMode.fromString(explain.group(1) == null ? "simple" : explain.group(1));
+      return ExtensionParser.parse(explain.group(2))
+          .map(statement -> new ExplainCommand(call(statement), mode));
+    }
     return ExtensionParser.parse(substituted).map(FloeExtensionsParser::call);
   }
 

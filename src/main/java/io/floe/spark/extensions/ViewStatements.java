@@ -15,12 +15,14 @@ import org.apache.spark.sql.catalyst.plans.logical.CreateView;
 import org.apache.spark.sql.catalyst.plans.logical.DescribeRelation;
 import org.apache.spark.sql.catalyst.plans.logical.DropView;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.RenameTable;
 import org.apache.spark.sql.catalyst.plans.logical.SetViewProperties;
 import org.apache.spark.sql.catalyst.plans.logical.ShowCreateTable;
 import org.apache.spark.sql.catalyst.plans.logical.ShowViews;
 import org.apache.spark.sql.catalyst.plans.logical.UnsetViewProperties;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.View;
 import org.apache.spark.sql.connector.catalog.ViewCatalog;
 import scala.Option;
@@ -65,6 +67,13 @@ final class ViewStatements {
       return ViewRef.resolve(catalogs, parts(name.nameParts()))
           .map(target -> new DropViewCommand(target, drop.ifExists()));
     }
+    if (plan instanceof RenameTable rename
+        && rename.isView()
+        && rename.child() instanceof UnresolvedTableOrView name) {
+      List<String> newName = parts(rename.newName());
+      return existing(catalogs, name.multipartIdentifier())
+          .map(found -> renameCommand(catalogs, found.ref(), newName));
+    }
     if (plan instanceof ShowViews show) {
       return showViews(catalogs, show);
     }
@@ -81,6 +90,32 @@ final class ViewStatements {
           .map(found -> new DescribeViewCommand(found.ref(), found.view(), describe.isExtended()));
     }
     return Optional.empty();
+  }
+
+  /**
+   * As Spark renames a table, the new name is in the view's own catalog: one part keeps the view's
+   * namespace, more parts give the namespace, and a leading catalog name must be the view's own.
+   */
+  private static ViewCommand renameCommand(CatalogManager catalogs, ViewRef from, List<String> newName) {
+    List<String> parts = newName;
+    if (parts.size() > 1 && catalogs.isCatalogRegistered(parts.get(0))) {
+      CatalogPlugin named = catalogs.catalog(parts.get(0));
+      if (named.name().equals(from.catalog().name())) {
+        parts = parts.subList(1, parts.size());
+      } else if (named instanceof ViewCatalog other) {
+        List<String> rest = parts.subList(1, parts.size());
+        return new RenameViewCommand(from, new ViewRef(other, identifier(from, rest)));
+      }
+    }
+    return new RenameViewCommand(from, new ViewRef(from.catalog(), identifier(from, parts)));
+  }
+
+  private static Identifier identifier(ViewRef from, List<String> parts) {
+    String[] namespace =
+        parts.size() == 1
+            ? from.ident().namespace()
+            : parts.subList(0, parts.size() - 1).toArray(new String[0]);
+    return Identifier.of(namespace, parts.get(parts.size() - 1));
   }
 
   private static ViewCommand createCommand(ViewRef target, CreateView create) {

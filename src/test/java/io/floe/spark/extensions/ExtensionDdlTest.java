@@ -137,6 +137,24 @@ class ExtensionDdlTest {
   }
 
   @Test
+  void explainShowsTheStatementWithoutRunningIt() {
+    Table before = icebergTable();
+
+    for (String mode : List.of("", "EXTENDED ", "formatted ")) {
+      List<Row> plan =
+          spark.sql("EXPLAIN " + mode + "ALTER TABLE " + TABLE + " ADD PARTITION FIELD bucket(4, id)")
+              .collectAsList();
+      assertThat(plan).singleElement().satisfies(row -> assertThat(row.getString(0)).contains("bucket"));
+    }
+    List<Row> branch = spark.sql("EXPLAIN ALTER TABLE " + TABLE + " CREATE BRANCH explained").collectAsList();
+    assertThat(branch.get(0).getString(0)).contains("explained");
+
+    Table after = icebergTable();
+    assertThat(after.spec().fields()).isEqualTo(before.spec().fields());
+    assertThat(after.refs()).doesNotContainKey("explained");
+  }
+
+  @Test
   void dropAndReplacePartitionFieldsByTransformAndByName() {
     sql("ALTER TABLE %s ADD PARTITION FIELD bucket(4, id) AS shard", TABLE);
     sql("ALTER TABLE %s ADD PARTITION FIELD days(ts)", TABLE);

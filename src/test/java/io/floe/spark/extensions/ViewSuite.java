@@ -268,6 +268,30 @@ abstract class ViewSuite {
   }
 
   @Test
+  void renameViewKeepsItsDefinitionAndRefusesAnotherCatalog() {
+    spark.sql("CREATE VIEW floe.db.v COMMENT 'kept' AS SELECT id FROM floe.db.t WHERE id > 1");
+    Dataset<Row> expected = spark.sql("SELECT id FROM src WHERE id > 1");
+
+    spark.sql("ALTER VIEW floe.db.v RENAME TO db.renamed");
+
+    assertThat(viewExists("v")).isFalse();
+    assertThat(icebergView("renamed").properties()).containsEntry("comment", "kept");
+    assertSameRows(spark.sql("SELECT * FROM floe.db.renamed"), expected);
+    assertThatThrownBy(() -> spark.sql("ALTER VIEW floe.db.renamed RENAME TO hdp.db.moved"))
+        .hasMessageContaining("another catalog");
+    assertThat(viewExists("renamed")).isTrue();
+  }
+
+  @Test
+  void explainOfAViewStatementShowsTheCommandAndChangesNothing() {
+    List<Row> plan =
+        spark.sql("EXPLAIN CREATE VIEW floe.db.explained AS SELECT id FROM floe.db.t").collectAsList();
+
+    assertThat(plan).singleElement().satisfies(row -> assertThat(row.getString(0)).contains("CREATE VIEW"));
+    assertThat(viewExists("explained")).isFalse();
+  }
+
+  @Test
   void showViewsListsTheNamespacesViewsAndTemporaryViews() {
     spark.sql("CREATE VIEW floe.db.v1 AS SELECT id FROM floe.db.t");
     spark.sql("CREATE VIEW floe.db.w1 AS SELECT id FROM floe.db.t");
