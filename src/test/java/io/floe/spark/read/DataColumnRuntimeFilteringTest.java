@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.exec.ReaderMetrics;
 import io.floe.spark.read.plan.DriverMetrics;
+import io.floe.spark.read.plan.RuntimeFilteredTask;
+import io.floe.spark.serialization.Travel;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.ScanTask;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -195,6 +199,32 @@ class DataColumnRuntimeFilteringTest extends SparkTestBase {
   }
 
   @Test
+  void runtimeFilteredPartitionsTravelAndReadTheSameRows() {
+    FloeScan scan = plannedScan();
+    scan.filter(new Predicate[] {keyIn(2050L, 2051L, 5300L)});
+    FloeBatch batch = (FloeBatch) scan.toBatch();
+    List<List<Object>> original =
+        Travel.read(batch.readerFactory(), batch.partitions(), scan.readSchema());
+
+    assertThat(batch.partitions())
+        .allSatisfy(
+            partition ->
+                assertThat(partition.tasks()).allMatch(RuntimeFilteredTask.class::isInstance));
+    // the rows of the row groups holding the three keys, in the two kept files: Spark filters the
+    // rest after the scan
+    List<Object> keys = new ArrayList<>();
+    original.forEach(row -> keys.add(row.get(0)));
+    assertThat(keys).contains(2050L, 2051L, 5300L).hasSizeLessThan(ROWS_PER_FILE / 2);
+    for (UnaryOperator<FloeInputPartition> travel :
+        List.<UnaryOperator<FloeInputPartition>>of(Travel::throughJava, Travel::throughKryo)) {
+      List<FloeInputPartition> travelled = new ArrayList<>();
+      batch.partitions().forEach(partition -> travelled.add(travel.apply(partition)));
+      assertThat(Travel.read(batch.readerFactory(), travelled, scan.readSchema()))
+          .isEqualTo(original);
+    }
+  }
+
+  @Test
   void aRuntimeFilterOnAColumnWithoutStatisticsKeepsEveryFile() {
     FloeScan scan = plannedScan();
     Set<String> offered = new HashSet<>();
@@ -220,6 +250,16 @@ class DataColumnRuntimeFilteringTest extends SparkTestBase {
         .isEqualTo(
             sql("SELECT count(*) FROM facts_view f JOIN dim_view m"
                 + " ON f.nostat = m.nostat WHERE m.tag = 'hot'"));
+  }
+
+  private static Predicate keyIn(long... keys) {
+    org.apache.spark.sql.connector.expressions.Expression[] children =
+        new org.apache.spark.sql.connector.expressions.Expression[keys.length + 1];
+    children[0] = FieldReference.apply("k");
+    for (int pos = 0; pos < keys.length; pos++) {
+      children[pos + 1] = new LiteralValue<>(keys[pos], DataTypes.LongType);
+    }
+    return new Predicate("IN", children);
   }
 
   /** A join of the fact table with the dimension on {@code column}, the dimension filtered. */
