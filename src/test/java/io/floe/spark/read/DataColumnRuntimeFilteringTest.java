@@ -84,6 +84,8 @@ class DataColumnRuntimeFilteringTest extends SparkTestBase {
   @AfterEach
   void resetConf() {
     spark.conf().unset("spark.sql.optimizer.dynamicPartitionPruning.enabled");
+    spark.conf().unset("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly");
+    spark.conf().unset("spark.sql.autoBroadcastJoinThreshold");
   }
 
   @Test
@@ -114,6 +116,26 @@ class DataColumnRuntimeFilteringTest extends SparkTestBase {
     BatchScanExec facts = factScan(df);
     assertThat(facts.runtimeFilters().isEmpty()).isTrue();
     assertThat(ScanPlans.metrics(facts).get(ReaderMetrics.FILES_READ)).isEqualTo(FILES);
+  }
+
+  @Test
+  void aShuffleJoinPrunesOnlyWhenSparkMayRunThePruningSubqueryOnItsOwn() {
+    String query = join("k", "'hot'");
+    spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+    // by default Spark keeps the pruning subquery only where it can reuse a broadcast
+    Dataset<Row> shuffled = spark.sql(query.formatted("floe.rtf.facts", "floe.rtf.dim"));
+    assertThat(shuffled.collectAsList())
+        .containsExactlyInAnyOrderElementsOf(sql(query.formatted("facts_view", "dim_view")));
+    assertThat(ScanPlans.metrics(factScan(shuffled)).get(ReaderMetrics.FILES_READ))
+        .isEqualTo(FILES);
+
+    // allowed to run it on its own, Spark does when the fact side is larger than the dimension
+    // side by its fallback filter ratio, and the files are pruned as with a broadcast
+    spark.conf().set("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly", "false");
+    Dataset<Row> df = spark.sql(query.formatted("floe.rtf.facts", "floe.rtf.dim"));
+    assertThat(df.collectAsList())
+        .containsExactlyInAnyOrderElementsOf(sql(query.formatted("facts_view", "dim_view")));
+    assertThat(ScanPlans.metrics(factScan(df)).get(ReaderMetrics.FILES_READ)).isEqualTo(2);
   }
 
   @Test
