@@ -20,6 +20,7 @@ import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.read.plan.ChangeTask;
+import io.floe.spark.read.plan.RuntimeFilteredTask;
 import io.floe.spark.streaming.FloeStreamingWriterFactory;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
@@ -95,6 +96,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
             List.of(
                 FloeScan.class,
                 FloeInputPartition.class,
+                RuntimeFilteredTask.class,
                 FloeReaderFactory.class,
                 ReadSettings.class,
                 FloeBatch.class,

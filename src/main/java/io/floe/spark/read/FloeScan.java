@@ -6,6 +6,7 @@ import io.floe.spark.read.exec.ReaderMetrics;
 import io.floe.spark.read.plan.DriverMetrics;
 import io.floe.spark.read.plan.RuntimeFilters;
 import io.floe.spark.read.plan.ScanLayout;
+import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.read.plan.ScanStatistics;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.util.PlanValues;
@@ -73,6 +74,7 @@ public final class FloeScan
   private final DriverMetrics metrics;
   private volatile List<FloeInputPartition> filtered;
   private volatile long runtimeSkippedFiles;
+  private Set<Integer> runtimeFilterColumns = Set.of();
   // driver-only: builds the stream source, null when the table offers none
   private transient Function<String, MicroBatchStream> streams;
 
@@ -184,6 +186,19 @@ public final class FloeScan
             options.vectorizationEnabled()));
   }
 
+  /**
+   * Lets a runtime filter prune by the file bounds of these data columns too, beyond partitions
+   * ({@link ScanPlanner.Plan#runtimeFilterColumns()}); a scan given none prunes by partition only.
+   */
+  void runtimeFilterColumns(Set<Integer> fieldIds) {
+    this.runtimeFilterColumns = Set.copyOf(fieldIds);
+  }
+
+  /** Field ids of the data columns whose file bounds a runtime filter may prune by. */
+  public Set<Integer> runtimeFilterColumns() {
+    return runtimeFilterColumns;
+  }
+
   /** Lets the scan run as a stream's source; {@code streams} maps the checkpoint location to it. */
   void streamingWith(Function<String, MicroBatchStream> streams) {
     this.streams = streams;
@@ -220,7 +235,8 @@ public final class FloeScan
   @Override
   public NamedReference[] filterAttributes() {
     // Spark resolves these against the scan's output, so only projected columns can be offered
-    return RuntimeFilters.attributes(FloeInputPartition.groups(partitions), readSchema);
+    return RuntimeFilters.attributes(
+        FloeInputPartition.groups(partitions), readSchema, runtimeFilterColumns);
   }
 
   @Override
@@ -240,7 +256,7 @@ public final class FloeScan
         FloeInputPartition.of(
             RuntimeFilters.apply(
                 FloeInputPartition.groups(partitions), runtime, tableSchema,
-                options.caseSensitive(), layout, options.openFileCost()));
+                runtimeFilterColumns, options.caseSensitive(), layout, options.openFileCost()));
     this.runtimeSkippedFiles = files(partitions).size() - files(remaining).size();
     this.filtered = remaining;
   }

@@ -293,7 +293,9 @@ public final class FloeScanBuilder
             limit,
             options.reportPartitioning() && conf.v2BucketingEnabled(),
             conf.numShufflePartitions(),
-            conf.cboEnabled() || conf.planStatsEnabled());
+            conf.cboEnabled() || conf.planStatsEnabled(),
+            conf.dynamicPartitionPruningEnabled(),
+            ignoredMetricsFieldIds);
     ScanPlanner.Plan plan =
         incremental != null
             ? IncrementalPlanner.plan(
@@ -314,6 +316,7 @@ public final class FloeScanBuilder
             options,
             plan.layout(),
             plan.metrics());
+    scan.runtimeFilterColumns(plan.runtimeFilterColumns());
     if (streams != null && dataTable) {
       MicroBatchStreamFactory factory = streams;
       scan.streamingWith(checkpoint -> factory.create(scan, givenOptions, checkpoint));

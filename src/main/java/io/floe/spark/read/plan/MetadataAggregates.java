@@ -259,7 +259,7 @@ public final class MetadataAggregates {
    * Whether every file was added by a write of Floe's or of the official runtime's, known by its
    * sequence number (unique to one commit in format versions 2 and later).
    */
-  private static boolean allAddedByWriters(Table table, List<FileScanTask> tasks) {
+  static boolean allAddedByWriters(Table table, List<FileScanTask> tasks) {
     if (tasks.isEmpty()) {
       return true;
     }

@@ -21,12 +21,15 @@ import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 
 /**
- * Dynamic partition pruning for a planned scan: which columns a runtime filter may name (the
- * source columns of the partition fields of the planned tasks), and the groups left once tasks
- * whose partition cannot match the filter are dropped.
+ * Runtime filtering of a planned scan: which columns a runtime filter may name (the source columns
+ * of the partition fields of the planned tasks, and the data columns whose file bounds the planner
+ * found and trusts), and the groups left once tasks that cannot match the filter are dropped.
  *
  * <p>A task is kept unless the inclusive projection of the filter onto its spec rejects its
- * partition, so a kept task may still hold no matching row but a dropped one never holds one.
+ * partition, or the bounds and counts of its file's data columns rule the filter out ({@link
+ * ColumnBoundsFilter}), so a kept task may still hold no matching row but a dropped one never holds
+ * one. A kept task carries the data-column part of the filter into its residual ({@link
+ * RuntimeFilteredTask}), so the reader skips the row groups whose statistics rule it out.
  * Balanced groups are packed again from the remaining tasks, to the scan's split size. Groups
  * that promise a partition key or an ordering keep their tasks in place instead (a subset of an
  * ordered, single-key group is still ordered and single-key), and groups left empty are dropped.
@@ -34,8 +37,14 @@ import org.apache.spark.sql.connector.expressions.NamedReference;
 public final class RuntimeFilters {
   private RuntimeFilters() {}
 
-  /** Source columns of the partition fields of the planned tasks, as Spark names them. */
-  public static NamedReference[] attributes(List<TaskGroup> partitions, Schema reportedSchema) {
+  /**
+   * Source columns of the partition fields of the planned tasks, then the data columns of {@code
+   * dataColumns} that {@code reportedSchema} holds, as Spark names them.
+   *
+   * @param dataColumns field ids of the data columns whose file bounds a runtime filter may use
+   */
+  public static NamedReference[] attributes(
+      List<TaskGroup> partitions, Schema reportedSchema, Set<Integer> dataColumns) {
     Map<Integer, String> quotedNames =
         TypeUtil.indexQuotedNameById(reportedSchema.asStruct(), Identifiers::quote);
     Set<Integer> specs = new LinkedHashSet<>();
@@ -53,6 +62,12 @@ public final class RuntimeFilters {
         }
       }
     }
+    for (int fieldId : dataColumns) {
+      String name = quotedNames.get(fieldId);
+      if (name != null) {
+        columns.add(name);
+      }
+    }
     return columns.stream().map(Expressions::column).toArray(NamedReference[]::new);
   }
 
@@ -60,14 +75,18 @@ public final class RuntimeFilters {
    * The groups of {@code partitions} without the tasks the filter rules out.
    *
    * @param filter the runtime filter over {@code reportedSchema}
+   * @param dataColumns field ids of the data columns whose file bounds the filter may use
    */
   public static List<TaskGroup> apply(
       List<TaskGroup> partitions,
       Expression filter,
       Schema reportedSchema,
+      Set<Integer> dataColumns,
       boolean caseSensitive,
       ScanLayout layout,
       long openFileCost) {
+    Optional<ColumnBoundsFilter> bounds =
+        ColumnBoundsFilter.of(filter, reportedSchema, dataColumns, caseSensitive);
     Map<Integer, Optional<Evaluator>> evaluators = new HashMap<>();
     List<List<FileScanTask>> kept = new ArrayList<>();
     List<TaskGroup> keptPartitions = new ArrayList<>();
@@ -78,10 +97,14 @@ public final class RuntimeFilters {
             evaluators.computeIfAbsent(
                 task.spec().specId(),
                 id -> evaluator(task, filter, reportedSchema, caseSensitive));
-        if (task.isDataTask()
-            || evaluator.isEmpty()
-            || evaluator.get().eval(task.file().partition())) {
+        if (task.isDataTask()) {
           tasks.add(task);
+        } else if ((evaluator.isEmpty() || evaluator.get().eval(task.file().partition()))
+            && (bounds.isEmpty() || bounds.get().mayMatch(task.file()))) {
+          tasks.add(
+              bounds.isEmpty()
+                  ? task
+                  : new RuntimeFilteredTask(task, bounds.get().forRowGroups(task.file())));
         }
       }
       if (!tasks.isEmpty()) {

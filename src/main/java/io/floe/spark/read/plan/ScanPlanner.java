@@ -53,8 +53,21 @@ public final class ScanPlanner {
    * @param minKeyGroups the number of key groups always acceptable (a join would shuffle into as
    *     many partitions anyway); more are accepted up to the number of balanced groups
    * @param columnStats whether to load column statistics of the read columns for the optimizer
+   * @param runtimeFilters whether to keep the bounds of the read columns a runtime filter may
+   *     prune by (Spark's dynamic pruning is on), and report them in the plan
+   * @param ignoredMetrics field ids of the columns whose file metrics the scan must not trust
    */
-  public record Hints(Integer limit, boolean keyGrouping, int minKeyGroups, boolean columnStats) {}
+  public record Hints(
+      Integer limit,
+      boolean keyGrouping,
+      int minKeyGroups,
+      boolean columnStats,
+      boolean runtimeFilters,
+      Set<Integer> ignoredMetrics) {
+    public Hints {
+      ignoredMetrics = Set.copyOf(Objects.requireNonNull(ignoredMetrics, "ignoredMetrics is null"));
+    }
+  }
 
   /**
    * A planned scan.
@@ -62,8 +75,24 @@ public final class ScanPlanner {
    * @param groups the task groups, in the order of their input partitions
    * @param layout what the scan reports of its groups
    * @param metrics what planning measured
+   * @param runtimeFilterColumns field ids of the data columns whose file bounds a runtime filter
+   *     may prune the groups by ({@link RuntimeColumns})
    */
-  public record Plan(List<TaskGroup> groups, ScanLayout layout, DriverMetrics metrics) {}
+  public record Plan(
+      List<TaskGroup> groups,
+      ScanLayout layout,
+      DriverMetrics metrics,
+      Set<Integer> runtimeFilterColumns) {
+    public Plan {
+      runtimeFilterColumns =
+          Set.copyOf(Objects.requireNonNull(runtimeFilterColumns, "runtimeFilterColumns is null"));
+    }
+
+    /** A plan whose groups no data-column runtime filter prunes. */
+    public Plan(List<TaskGroup> groups, ScanLayout layout, DriverMetrics metrics) {
+      this(groups, layout, metrics, Set.of());
+    }
+  }
 
   private ScanPlanner() {}
 
@@ -109,8 +138,14 @@ public final class ScanPlanner {
                   : withComputableResidual(task));
           progress.planned(tasks.size());
         };
+    List<Integer> runtimeCandidates =
+        dataTable && hints.runtimeFilters()
+            ? RuntimeColumns.candidates(planningSchema, readSchema, hints.ignoredMetrics())
+            : List.of();
     List<String> statsColumns =
-        dataTable ? statsColumns(table, planningSchema, readSchema, hints) : List.of();
+        dataTable
+            ? statsColumns(table, planningSchema, readSchema, hints, runtimeCandidates)
+            : List.of();
     DataManifestPlanner.planFiles(
         table,
         dataTable ? snapshotId : null,
@@ -169,15 +204,23 @@ public final class ScanPlanner {
         "Planned {} file tasks of {} (snapshot {}) into {} input partitions in {} ms",
         splits.size(), table.name(), snapshotId, partitions.size(), planningMillis);
     return new Plan(
-        List.copyOf(partitions), layout, new DriverMetrics(planningMillis, partitions.size(), skipped));
+        List.copyOf(partitions),
+        layout,
+        new DriverMetrics(planningMillis, partitions.size(), skipped),
+        RuntimeColumns.withBounds(table, runtimeCandidates, planningSchema, read));
   }
 
   /**
    * Columns whose statistics the plan needs: the first sort column, to check the ordering of
-   * groups, and the read columns when the optimizer uses column statistics.
+   * groups, the read columns when the optimizer uses column statistics, and the columns a runtime
+   * filter may prune by.
    */
   private static List<String> statsColumns(
-      Table table, Schema planningSchema, Schema readSchema, Hints hints) {
+      Table table,
+      Schema planningSchema,
+      Schema readSchema,
+      Hints hints,
+      List<Integer> runtimeCandidates) {
     Set<String> columns = new LinkedHashSet<>();
     if (!table.sortOrder().isUnsorted()) {
       SortField first = table.sortOrder().fields().get(0);
@@ -193,6 +236,9 @@ public final class ScanPlanner {
           columns.add(name);
         }
       }
+    }
+    for (int fieldId : runtimeCandidates) {
+      columns.add(planningSchema.findColumnName(fieldId));
     }
     return List.copyOf(columns);
   }
