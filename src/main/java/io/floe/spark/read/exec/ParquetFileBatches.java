@@ -52,7 +52,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * any. A column the file does not have reads as NULL; a column whose type was widened (int to long,
  * float to double, decimal precision) is widened while decoding. Identity-partition columns and the
  * metadata columns {@code _file}, {@code _spec_id} and {@code _partition} are constant vectors;
- * {@code _pos} is Parquet's row index. Row groups are those whose midpoint falls in the split, as for
+ * {@code _pos} is Parquet's row index; the row-lineage columns {@code _row_id} and {@code
+ * _last_updated_sequence_number} of v3 tables are the file's stored values with NULLs inherited
+ * ({@link LineageVector}). Row groups are those whose midpoint falls in the split, as for
  * Iceberg's own readers, minus those the task's residual filter rules out by column statistics (the
  * residual itself is left to Spark). Rows removed by position deletes, deletion vectors and equality
  * deletes are dropped from each batch.
@@ -67,6 +69,10 @@ final class ParquetFileBatches implements TaskBatches {
   private final int[] sparkColumn;
   private final int outputColumns;
   private final int posColumn;
+  private final int[] lineage;
+  private final int rowIndexColumn;
+  private final Long firstRowId;
+  private final Long sequenceNumber;
   private final PositionDeleteIndex positionDeletes;
   private final Predicate<BatchRow> liveByEquality;
   private final BatchRow row;
@@ -82,6 +88,9 @@ final class ParquetFileBatches implements TaskBatches {
       int[] sparkColumn,
       int outputColumns,
       int posColumn,
+      int[] lineage,
+      int rowIndexColumn,
+      FileScanTask task,
       PositionDeleteIndex positionDeletes,
       Predicate<BatchRow> liveByEquality,
       BatchRow row,
@@ -92,6 +101,11 @@ final class ParquetFileBatches implements TaskBatches {
     this.sparkColumn = sparkColumn;
     this.outputColumns = outputColumns;
     this.posColumn = posColumn;
+    this.lineage = lineage;
+    this.rowIndexColumn = rowIndexColumn;
+    this.firstRowId = task.file().firstRowId();
+    // a file without a first row id inherits neither lineage value (see LineageVector)
+    this.sequenceNumber = firstRowId == null ? null : task.file().dataSequenceNumber();
     this.positionDeletes = positionDeletes;
     this.liveByEquality = liveByEquality;
     this.row = row;
@@ -156,29 +170,40 @@ final class ParquetFileBatches implements TaskBatches {
     InternalRow constantRow = constantRow(required, constantValues);
 
     // the Spark read schema: file columns by field id, then the row index when positions are needed
+    // (for _pos, position deletes and inherited row ids)
     List<StructField> sparkFields = new ArrayList<>();
     int[] sparkColumn = new int[columns.size()];
+    int[] lineage = new int[columns.size()];
     ColumnVector[] constantVectors = new ColumnVector[columns.size()];
     int posColumn = -1;
+    boolean needsRowIndex = false;
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField field = columns.get(i);
       sparkColumn[i] = -1;
       if (field.fieldId() == MetadataColumns.ROW_POSITION.fieldId()) {
         posColumn = i;
+        needsRowIndex = true;
+      } else if (isLineage(field.fieldId())) {
+        // the values the file stores (rows a rewrite carried over); NULL ones are inherited
+        lineage[i] = field.fieldId();
+        needsRowIndex |= field.fieldId() == MetadataColumns.ROW_ID.fieldId();
+        sparkColumn[i] = sparkFields.size();
+        sparkFields.add(byFieldId(field));
       } else if (constantValues.containsKey(field.fieldId())) {
         constantVectors[i] =
             ConstantVectors.create(
                 settings.batchSize(), SparkSchemas.toSpark(field.type()), constantRow, i);
       } else {
-        Metadata id =
-            new MetadataBuilder().putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId()).build();
         sparkColumn[i] = sparkFields.size();
-        sparkFields.add(
-            new StructField(field.name(), SparkSchemas.toSpark(field.type()), true, id));
+        sparkFields.add(byFieldId(field));
       }
     }
-    if (posColumn >= 0) {
-      sparkColumn[posColumn] = sparkFields.size();
+    int rowIndexColumn = -1;
+    if (needsRowIndex) {
+      rowIndexColumn = sparkFields.size();
+      if (posColumn >= 0) {
+        sparkColumn[posColumn] = rowIndexColumn;
+      }
       sparkFields.add(
           new StructField(
               ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME(),
@@ -226,6 +251,9 @@ final class ParquetFileBatches implements TaskBatches {
           sparkColumn,
           readSchema.columns().size(),
           posColumn,
+          lineage,
+          rowIndexColumn,
+          task,
           positionDeletes,
           liveByEquality,
           row,
@@ -236,6 +264,18 @@ final class ParquetFileBatches implements TaskBatches {
       closeAll(constantVectors);
       throw e;
     }
+  }
+
+  private static boolean isLineage(int fieldId) {
+    return fieldId == MetadataColumns.ROW_ID.fieldId()
+        || fieldId == MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId();
+  }
+
+  /** A column of the Spark read schema that the decoder matches to the file's column by field id. */
+  private static StructField byFieldId(Types.NestedField field) {
+    Metadata id =
+        new MetadataBuilder().putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId()).build();
+    return new StructField(field.name(), SparkSchemas.toSpark(field.type()), true, id);
   }
 
   /** Values of identity-partition and metadata columns of the read schema, by field id. */
@@ -276,6 +316,11 @@ final class ParquetFileBatches implements TaskBatches {
       full = new ColumnVector[sparkColumn.length];
       for (int i = 0; i < full.length; i++) {
         full[i] = sparkColumn[i] >= 0 ? decoded.column(sparkColumn[i]) : constants[i];
+        if (lineage[i] == MetadataColumns.ROW_ID.fieldId()) {
+          full[i] = LineageVector.rowIds(full[i], decoded.column(rowIndexColumn), firstRowId);
+        } else if (lineage[i] != 0) {
+          full[i] = LineageVector.sequenceNumbers(full[i], sequenceNumber);
+        }
       }
       row.setVectors(full);
     }
