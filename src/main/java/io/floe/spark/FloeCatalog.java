@@ -6,6 +6,7 @@ import io.floe.spark.functions.FloeFunctions;
 import io.floe.spark.procedures.ProcedureContext;
 import io.floe.spark.procedures.Procedures;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.spark.sql.SparkSession;
@@ -24,6 +25,7 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalogCapability;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
@@ -60,6 +62,15 @@ public class FloeCatalog
     return SparkSession.getActiveSession().isDefined()
         ? new Configuration(SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration())
         : new Configuration();
+  }
+
+  /**
+   * Column DEFAULT values in CREATE, REPLACE and ALTER TABLE: they become Iceberg's initial and
+   * write defaults on format v3 tables (see {@code catalog.ColumnDefaults}).
+   */
+  @Override
+  public Set<TableCatalogCapability> capabilities() {
+    return Set.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE);
   }
 
   /** The Iceberg catalog this Spark catalog serves. */

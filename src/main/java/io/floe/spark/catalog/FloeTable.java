@@ -32,6 +32,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
@@ -151,6 +152,13 @@ public class FloeTable
   @Override
   public StructType schema() {
     return SparkSchemas.toSpark(schema);
+  }
+
+  /** The columns, with the write defaults of format v3 tables as DEFAULTs that INSERT fills in. */
+  @Override
+  public Column[] columns() {
+    boolean anyDefault = schema.columns().stream().anyMatch(field -> field.writeDefault() != null);
+    return anyDefault ? ColumnDefaults.columns(schema) : SupportsRead.super.columns();
   }
 
   @Override

@@ -15,8 +15,8 @@ import org.apache.iceberg.types.Types;
  * is a primitive Spark's Parquet decoder reads into the type the row path reports (booleans,
  * numbers, decimals, dates, timestamps, strings, binary and fixed; not UUIDs, which Spark sees as
  * strings) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id}, {@code
- * _partition}, {@code _row_id} and {@code _last_updated_sequence_number}, and no column has an
- * initial default (Spark's decoder would read NULL where the default belongs). Within a columnar scan a task is decoded column by column when it is a Parquet
+ * _partition}, {@code _row_id} and {@code _last_updated_sequence_number}. Columns missing from a
+ * file read their initial default as a constant vector. Within a columnar scan a task is decoded column by column when it is a Parquet
  * data file whose equality deletes compare top-level primitive columns; other tasks are read as
  * rows and copied into batches.
  */
@@ -38,9 +38,7 @@ public final class ColumnarSupport {
       if (DECODED_METADATA.contains(id)) {
         continue;
       }
-      if (MetadataColumns.isMetadataColumn(id)
-          || field.initialDefault() != null
-          || !decodes(field.type())) {
+      if (MetadataColumns.isMetadataColumn(id) || !decodes(field.type())) {
         return false;
       }
     }

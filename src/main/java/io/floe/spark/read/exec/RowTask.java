@@ -143,13 +143,14 @@ final class RowTask implements Closeable {
   /**
    * The residual Iceberg's row-group filters may prune this file with. A Parquet file's footer is
    * read for it only when the residual names a timestamp or time column, whose statistics Iceberg
-   * misreads when the file stores them in another unit ({@link ParquetStatsGuard}).
+   * misreads when the file stores them in another unit, or a column with an initial default, which
+   * Iceberg takes for all NULL in files without it ({@link ParquetStatsGuard}).
    */
   private static Expression residual(ReadSettings settings, FileScanTask task, InputFile input) {
     Expression residual = task.residual();
     if (residual == null
         || task.file().format() != FileFormat.PARQUET
-        || !ParquetStatsGuard.namesTemporalColumn(
+        || !ParquetStatsGuard.namesGuardedColumn(
             residual, settings.tableSchema(), settings.caseSensitive())) {
       return residual;
     }
