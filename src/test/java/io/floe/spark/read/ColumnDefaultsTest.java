@@ -78,6 +78,9 @@ class ColumnDefaultsTest extends SparkTestBase {
         .isEqualTo(canonicalRows(sql("SELECT * FROM %s", reference)));
     assertThat(bothPaths(spark, "SELECT id FROM floe.defaults.added WHERE c = 5 AND s = 'old'"))
         .hasSize(3);
+    String aggregates = "SELECT count(c), min(c), max(p), count(*) FROM %s";
+    assertThat(canonicalRows(sql(aggregates, "floe.defaults.added")))
+        .isEqualTo(canonicalRows(sql(aggregates, reference)));
 
     for (String name : List.of("floe.defaults.added", reference)) {
       sql("INSERT INTO %s (id, s) VALUES (4, 'new')", name);

@@ -35,6 +35,23 @@ public final class ReadPaths {
     }
   }
 
+  /**
+   * The query's rows with vectorization on and off, for scans the columnar path does not serve:
+   * both settings must read rows (the scan is never columnar) and give the same rows.
+   */
+  public static List<String> rowPathEitherWay(SparkSession spark, String query) {
+    try {
+      spark.conf().set(FloeBatch.VECTORIZATION_CONF, "true");
+      List<String> vectorized = run(spark, query, false);
+      spark.conf().set(FloeBatch.VECTORIZATION_CONF, "false");
+      List<String> rows = run(spark, query, false);
+      assertThat(vectorized).as("vectorization on against off for " + query).isEqualTo(rows);
+      return rows;
+    } finally {
+      spark.conf().unset(FloeBatch.VECTORIZATION_CONF);
+    }
+  }
+
   private static List<String> run(SparkSession spark, String query, boolean columnar) {
     Dataset<Row> df = spark.sql(query);
     List<Row> rows = df.collectAsList();
