@@ -92,6 +92,17 @@ class ColumnDefaultsTest extends SparkTestBase {
     assertThat(table.schema().findField("c").writeDefault()).isEqualTo(9);
     assertThat(bothPaths(spark, query))
         .isEqualTo(canonicalRows(sql("SELECT * FROM %s", reference)));
+
+    for (String name : List.of("floe.defaults.added", reference)) {
+      sql("ALTER TABLE %s ALTER COLUMN c DROP DEFAULT", name);
+      sql("INSERT INTO %s (id) VALUES (6)", name);
+    }
+    table.refresh();
+    assertThat(table.schema().findField("c").writeDefault()).isNull();
+    assertThat(table.schema().findField("c").initialDefault()).isEqualTo(5);
+    assertThat(bothPaths(spark, query))
+        .isEqualTo(canonicalRows(sql("SELECT * FROM %s", reference)))
+        .anyMatch(row -> row.startsWith("[6, null,"));
   }
 
   @Test
