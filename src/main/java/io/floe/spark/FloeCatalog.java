@@ -7,6 +7,7 @@ import io.floe.spark.functions.FloeFunctions;
 import io.floe.spark.procedures.ProcedureContext;
 import io.floe.spark.procedures.Procedures;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.spark.sql.SparkSession;
@@ -27,6 +28,7 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalogCapability;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.View;
 import org.apache.spark.sql.connector.catalog.ViewCatalog;
@@ -78,6 +80,15 @@ public class FloeCatalog
     return SparkSession.getActiveSession().isDefined()
         ? new Configuration(SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration())
         : new Configuration();
+  }
+
+  /**
+   * Column DEFAULT values in CREATE, REPLACE and ALTER TABLE: they become Iceberg's initial and
+   * write defaults on format v3 tables (see {@code catalog.ColumnDefaults}).
+   */
+  @Override
+  public Set<TableCatalogCapability> capabilities() {
+    return Set.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE);
   }
 
   /** The Iceberg catalog this Spark catalog serves. */

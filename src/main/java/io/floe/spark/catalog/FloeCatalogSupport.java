@@ -177,7 +177,7 @@ public final class FloeCatalogSupport {
   public FloeTable createTable(
       Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
       throws TableAlreadyExistsException, NoSuchNamespaceException {
-    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties, options);
     requireNamespace(ident);
     Table table = SparkExceptions.onCreate(ident, builder(ident, definition)::create);
     return new FloeTable(table, loader(ident), null);
@@ -186,7 +186,7 @@ public final class FloeCatalogSupport {
   public StagedTable stageCreate(
       Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
       throws TableAlreadyExistsException, NoSuchNamespaceException {
-    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties, options);
     requireNamespace(ident);
     Transaction transaction =
         SparkExceptions.onCreate(ident, builder(ident, definition)::createTransaction);
@@ -200,7 +200,7 @@ public final class FloeCatalogSupport {
       Map<String, String> properties,
       boolean orCreate)
       throws NoSuchNamespaceException, NoSuchTableException {
-    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties);
+    TableDefinition definition = TableDefinition.of(fullName(ident), columns, partitions, properties, options);
     if (orCreate) {
       requireNamespace(ident);
     }

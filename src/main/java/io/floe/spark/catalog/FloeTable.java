@@ -12,6 +12,7 @@ import io.floe.spark.streaming.FloeStreaming;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
 import io.floe.spark.write.FloeWriteBuilder;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -28,8 +29,10 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
@@ -153,6 +156,13 @@ public class FloeTable
     return SparkSchemas.toSpark(schema);
   }
 
+  /** The columns, with the write defaults of format v3 tables as DEFAULTs that INSERT fills in. */
+  @Override
+  public Column[] columns() {
+    boolean anyDefault = schema.columns().stream().anyMatch(field -> field.writeDefault() != null);
+    return anyDefault ? ColumnDefaults.columns(schema) : SupportsRead.super.columns();
+  }
+
   @Override
   public Transform[] partitioning() {
     return isMetadataTable() ? new Transform[0] : Transforms.toSpark(table.spec());
@@ -206,14 +216,22 @@ public class FloeTable
       return new MetadataColumn[0];
     }
     List<MetadataColumn> columns =
-        List.of(
-            new FloeMetadataColumn(MetadataColumns.FILE_PATH.name(), DataTypes.StringType, false),
-            new FloeMetadataColumn(MetadataColumns.ROW_POSITION.name(), DataTypes.LongType, false),
-            new FloeMetadataColumn(MetadataColumns.SPEC_ID.name(), DataTypes.IntegerType, false),
-            new FloeMetadataColumn(
-                MetadataColumns.PARTITION_COLUMN_NAME,
-                SparkSchemas.toSpark(Partitioning.partitionType(table)),
-                true));
+        new ArrayList<>(
+            List.of(
+                new FloeMetadataColumn(MetadataColumns.FILE_PATH.name(), DataTypes.StringType, false),
+                new FloeMetadataColumn(MetadataColumns.ROW_POSITION.name(), DataTypes.LongType, false),
+                new FloeMetadataColumn(MetadataColumns.SPEC_ID.name(), DataTypes.IntegerType, false),
+                new FloeMetadataColumn(
+                    MetadataColumns.PARTITION_COLUMN_NAME,
+                    SparkSchemas.toSpark(Partitioning.partitionType(table)),
+                    true)));
+    // row lineage (format v3): NULL only for files committed before an upgrade to v3
+    if (table instanceof HasTableOperations && TableUtil.supportsRowLineage(table)) {
+      columns.add(new FloeMetadataColumn(MetadataColumns.ROW_ID.name(), DataTypes.LongType, true));
+      columns.add(
+          new FloeMetadataColumn(
+              MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.name(), DataTypes.LongType, true));
+    }
     return columns.toArray(new MetadataColumn[0]);
   }
 

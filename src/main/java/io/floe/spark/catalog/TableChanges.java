@@ -5,15 +5,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.connector.catalog.DefaultValue;
 import org.apache.spark.sql.connector.catalog.TableChange;
 
 /**
  * Applies Spark's ALTER TABLE changes to an Iceberg table in one transaction: either every change
- * lands or none does. Iceberg decides which type changes are safe widenings.
+ * lands or none does. Iceberg decides which type changes are safe widenings. ADD COLUMN ... DEFAULT
+ * and ALTER COLUMN ... SET DEFAULT set Iceberg's defaults on format v3 tables ({@link
+ * ColumnDefaults}).
  */
 final class TableChanges {
   private TableChanges() {}
@@ -61,15 +67,29 @@ final class TableChanges {
     String name = String.join(".", change.fieldNames());
     if (change instanceof TableChange.AddColumn) {
       TableChange.AddColumn add = (TableChange.AddColumn) change;
-      if (add.defaultValue() != null) {
-        throw new UnsupportedOperationException(
-            "Cannot add column " + name + " to " + table.name() + ": default values are not supported");
-      }
       Type type = SparkSchemas.toIceberg(add.dataType());
       String parent = add.fieldNames().length > 1
           ? String.join(".", Arrays.copyOf(add.fieldNames(), add.fieldNames().length - 1))
           : null;
       String leaf = add.fieldNames()[add.fieldNames().length - 1];
+      Literal<?> defaultValue = null;
+      if (add.defaultValue() != null) {
+        String action = "add column " + name + " to " + table.name();
+        ColumnDefaults.requireFormat(action, name, TableUtil.formatVersion(table));
+        defaultValue =
+            ColumnDefaults.constant(
+                action, Types.NestedField.optional(0, name, type), add.defaultValue());
+      }
+      if (defaultValue != null) {
+        // existing rows read the default (initial-default), so even a required column is safe
+        if (add.isNullable()) {
+          update.addColumn(parent, leaf, type, add.comment(), defaultValue);
+        } else {
+          update.addRequiredColumn(parent, leaf, type, add.comment(), defaultValue);
+        }
+        move(update, name, add.position());
+        return;
+      }
       if (!add.isNullable()) {
         // rows already written have no value for the column: a required column would make every
         // existing data file unreadable
@@ -103,6 +123,8 @@ final class TableChanges {
       } else {
         update.requireColumn(name);
       }
+    } else if (change instanceof TableChange.UpdateColumnDefaultValue) {
+      updateDefault(table, update, name, (TableChange.UpdateColumnDefaultValue) change);
     } else if (change instanceof TableChange.UpdateColumnComment) {
       update.updateColumnDoc(name, ((TableChange.UpdateColumnComment) change).newComment());
     } else if (change instanceof TableChange.UpdateColumnPosition) {
@@ -112,6 +134,24 @@ final class TableChanges {
           "Cannot alter column " + name + " of " + table.name() + ": unsupported change "
               + change.getClass().getSimpleName().toLowerCase(Locale.ROOT));
     }
+  }
+
+  /** ALTER COLUMN ... SET DEFAULT / DROP DEFAULT: the write default; existing rows keep theirs. */
+  private static void updateDefault(
+      Table table, UpdateSchema update, String name, TableChange.UpdateColumnDefaultValue change) {
+    Types.NestedField field = table.schema().findField(name);
+    if (field == null) {
+      throw new IllegalArgumentException(
+          "Cannot set the default of column " + name + " of " + table.name() + ": no such column");
+    }
+    String action = "set the default of column " + name + " of " + table.name();
+    DefaultValue value = change.newCurrentDefault();
+    if (value == null) {
+      update.updateColumnDefault(name, null);
+      return;
+    }
+    ColumnDefaults.requireFormat(action, name, TableUtil.formatVersion(table));
+    update.updateColumnDefault(name, ColumnDefaults.constant(action, field, value));
   }
 
   private static void move(UpdateSchema update, String name, TableChange.ColumnPosition position) {

@@ -8,8 +8,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.connector.catalog.CatalogV2Util;
@@ -30,6 +32,8 @@ final class TableDefinition {
   private static final Set<String> PROVIDERS = Set.of("iceberg", "floe");
   private static final Set<String> DROPPED = Set.of("provider", "location", "external", "is_managed_location");
   private static final String OPTION_PREFIX = "option.";
+  /** The format version Iceberg gives a new table that names none (TableMetadata's default). */
+  private static final int ICEBERG_DEFAULT_FORMAT_VERSION = 2;
 
   private final Schema schema;
   private final PartitionSpec spec;
@@ -49,8 +53,16 @@ final class TableDefinition {
     return PROVIDERS.contains(provider.toLowerCase(Locale.ROOT));
   }
 
+  /**
+   * @param tableDefaults the catalog's options: its {@code table-default.} and {@code
+   *     table-override.} properties decide the format version when the statement names none
+   */
   static TableDefinition of(
-      String tableName, Column[] columns, Transform[] partitions, Map<String, String> sparkProperties) {
+      String tableName,
+      Column[] columns,
+      Transform[] partitions,
+      Map<String, String> sparkProperties,
+      Map<String, String> tableDefaults) {
     String provider = sparkProperties.get("provider");
     if (provider != null && !isIcebergProvider(provider)) {
       throw new IllegalArgumentException(
@@ -58,14 +70,22 @@ final class TableDefinition {
               + "' is not supported by a Floe catalog (use USING iceberg)");
     }
     for (Column column : columns) {
-      if (column.defaultValue() != null || column.generationExpression() != null) {
+      if (column.generationExpression() != null) {
         throw new UnsupportedOperationException(
             "Cannot create table " + tableName + ": column " + column.name()
-                + " has a default value or generation expression, which are not supported");
+                + " has a generation expression, which is not supported");
+      }
+      if (column.defaultValue() != null) {
+        ColumnDefaults.requireFormat(
+            "create table " + tableName, column.name(), formatVersion(sparkProperties, tableDefaults));
       }
     }
-    StructType struct = CatalogV2Util.v2ColumnsToStructType(columns);
+    // the DEFAULTs are taken from the columns themselves, not from Spark's field metadata
+    StructType struct = CatalogV2Util.v2ColumnsToStructType(withoutDefaults(columns));
     Schema schema = SparkSchemas.toIceberg(struct);
+    if (ColumnDefaults.anyDefault(columns)) {
+      schema = ColumnDefaults.withDefaults(tableName, schema, columns);
+    }
     PartitionSpec spec = Transforms.toIcebergSpec(schema, partitions);
     Map<String, String> properties = new HashMap<>();
     sparkProperties.forEach(
@@ -77,6 +97,41 @@ final class TableDefinition {
           }
         });
     return new TableDefinition(schema, spec, sparkProperties.get("location"), properties);
+  }
+
+  /** The format version the new table gets: override, then statement, then catalog default. */
+  private static int formatVersion(Map<String, String> properties, Map<String, String> catalogOptions) {
+    String key = TableProperties.FORMAT_VERSION;
+    String version =
+        catalogOptions.getOrDefault(
+            CatalogProperties.TABLE_OVERRIDE_PREFIX + key,
+            properties.getOrDefault(
+                key,
+                properties.getOrDefault(
+                    OPTION_PREFIX + key,
+                    catalogOptions.get(CatalogProperties.TABLE_DEFAULT_PREFIX + key))));
+    if (version == null) {
+      return ICEBERG_DEFAULT_FORMAT_VERSION;
+    }
+    try {
+      return Integer.parseInt(version.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("Invalid format-version '" + version + "': not a number", e);
+    }
+  }
+
+  private static Column[] withoutDefaults(Column[] columns) {
+    Column[] plain = new Column[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      Column column = columns[i];
+      plain[i] =
+          column.defaultValue() == null
+              ? column
+              : Column.create(
+                  column.name(), column.dataType(), column.nullable(), column.comment(),
+                  column.metadataInJSON());
+    }
+    return plain;
   }
 
   /**

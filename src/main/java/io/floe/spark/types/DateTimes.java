@@ -25,6 +25,11 @@ final class DateTimes {
     return micros(timestamp.toEpochSecond(), timestamp.getNano());
   }
 
+  /** Nanoseconds to microseconds, truncated toward negative infinity (as for instants before 1970). */
+  static long microsOfNanos(long nanos) {
+    return Math.floorDiv(nanos, NANOS_PER_MICRO);
+  }
+
   static LocalDateTime localDateTime(long micros) {
     return LocalDateTime.ofEpochSecond(
         Math.floorDiv(micros, MICROS_PER_SECOND),

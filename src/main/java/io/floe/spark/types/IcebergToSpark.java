@@ -78,8 +78,15 @@ public final class IcebergToSpark implements Serializable {
         return new DateConverter(type, path);
       case TIMESTAMP:
         return ((Types.TimestampType) type).shouldAdjustToUTC()
-            ? new TimestamptzConverter(type, path)
-            : new TimestampConverter(type, path);
+            ? new TimestamptzConverter(type, path, false)
+            : new TimestampConverter(type, path, false);
+      case TIMESTAMP_NANO:
+        // Spark has no nanosecond type: microseconds, truncated toward negative infinity
+        return ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+            ? new TimestamptzConverter(type, path, true)
+            : new TimestampConverter(type, path, true);
+      case UNKNOWN:
+        return new NullConverter(type, path);
       case STRING:
         return new StringConverter(type, path);
       case UUID:
@@ -160,14 +167,17 @@ public final class IcebergToSpark implements Serializable {
   private static final class TimestampConverter extends Converter {
     private static final long serialVersionUID = 1L;
 
-    TimestampConverter(Type type, String path) {
+    private final boolean nanos;
+
+    TimestampConverter(Type type, String path, boolean nanos) {
       super(type, path);
+      this.nanos = nanos;
     }
 
     @Override
     Object convert(Object value) {
-      if (value instanceof Long) {
-        return value;
+      if (value instanceof Long number) {
+        return nanos ? DateTimes.microsOfNanos(number) : number;
       } else if (value instanceof LocalDateTime timestamp) {
         return DateTimes.micros(timestamp);
       }
@@ -178,17 +188,34 @@ public final class IcebergToSpark implements Serializable {
   private static final class TimestamptzConverter extends Converter {
     private static final long serialVersionUID = 1L;
 
-    TimestamptzConverter(Type type, String path) {
+    private final boolean nanos;
+
+    TimestamptzConverter(Type type, String path, boolean nanos) {
+      super(type, path);
+      this.nanos = nanos;
+    }
+
+    @Override
+    Object convert(Object value) {
+      if (value instanceof Long number) {
+        return nanos ? DateTimes.microsOfNanos(number) : number;
+      } else if (value instanceof OffsetDateTime timestamp) {
+        return DateTimes.micros(timestamp);
+      }
+      throw unexpected(value);
+    }
+  }
+
+  /** The {@code unknown} type: every value is NULL, so a value that is not is a reader's bug. */
+  private static final class NullConverter extends Converter {
+    private static final long serialVersionUID = 1L;
+
+    NullConverter(Type type, String path) {
       super(type, path);
     }
 
     @Override
     Object convert(Object value) {
-      if (value instanceof Long) {
-        return value;
-      } else if (value instanceof OffsetDateTime timestamp) {
-        return DateTimes.micros(timestamp);
-      }
       throw unexpected(value);
     }
   }

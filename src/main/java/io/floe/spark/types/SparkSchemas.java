@@ -46,8 +46,11 @@ public final class SparkSchemas {
   /**
    * Converts an Iceberg schema to a Spark struct.
    *
-   * @throws IllegalArgumentException if a column has a type Spark cannot represent (time,
-   *     timestamp_ns, variant, geometry, geography, unknown)
+   * <p>{@code timestamp_ns} and {@code timestamptz_ns} become Spark's microsecond timestamps (their
+   * values are truncated toward negative infinity on read); {@code unknown} becomes Spark's NullType.
+   *
+   * @throws IllegalArgumentException if a column has a type Spark cannot represent (time, variant,
+   *     geometry, geography)
    */
   public static StructType toSpark(Schema schema) {
     Objects.requireNonNull(schema, "schema is null");
@@ -132,6 +135,13 @@ public final class SparkSchemas {
         return ((Types.TimestampType) type).shouldAdjustToUTC()
             ? DataTypes.TimestampType
             : DataTypes.TimestampNTZType;
+      case TIMESTAMP_NANO:
+        // Spark has no nanosecond type: read as microseconds, truncated toward negative infinity
+        return ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+            ? DataTypes.TimestampType
+            : DataTypes.TimestampNTZType;
+      case UNKNOWN:
+        return DataTypes.NullType;
       case STRING:
       case UUID:
         return DataTypes.StringType;

@@ -40,7 +40,11 @@ class SparkSchemasTest {
         Arguments.of(Types.StringType.get(), DataTypes.StringType),
         Arguments.of(Types.UUIDType.get(), DataTypes.StringType),
         Arguments.of(Types.FixedType.ofLength(16), DataTypes.BinaryType),
-        Arguments.of(Types.BinaryType.get(), DataTypes.BinaryType));
+        Arguments.of(Types.BinaryType.get(), DataTypes.BinaryType),
+        // format v3: read as microseconds (see V3TypesReadTest) and as NULL
+        Arguments.of(Types.TimestampNanoType.withZone(), DataTypes.TimestampType),
+        Arguments.of(Types.TimestampNanoType.withoutZone(), DataTypes.TimestampNTZType),
+        Arguments.of(Types.UnknownType.get(), DataTypes.NullType));
   }
 
   @ParameterizedTest
@@ -191,10 +195,7 @@ class SparkSchemasTest {
   static Stream<Arguments> unsupportedIcebergTypes() {
     return Stream.of(
         Arguments.of(Types.TimeType.get(), "time"),
-        Arguments.of(Types.TimestampNanoType.withZone(), "timestamptz_ns"),
-        Arguments.of(Types.TimestampNanoType.withoutZone(), "timestamp_ns"),
-        Arguments.of(Types.VariantType.get(), "variant"),
-        Arguments.of(Types.UnknownType.get(), "unknown"));
+        Arguments.of(Types.VariantType.get(), "variant"));
   }
 
   @ParameterizedTest

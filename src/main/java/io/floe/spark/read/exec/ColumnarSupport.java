@@ -14,30 +14,31 @@ import org.apache.iceberg.types.Types;
  * Which scans and tasks the columnar path serves. A scan is columnar when every column it produces
  * is a primitive Spark's Parquet decoder reads into the type the row path reports (booleans,
  * numbers, decimals, dates, timestamps, strings, binary and fixed; not UUIDs, which Spark sees as
- * strings) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id} and {@code
- * _partition}, and no column has an initial default (Spark's decoder would read NULL where the
- * default belongs). Within a columnar scan a task is decoded column by column when it is a Parquet
+ * strings) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id}, {@code
+ * _partition}, {@code _row_id} and {@code _last_updated_sequence_number}. Columns missing from a
+ * file read their initial default as a constant vector. Within a columnar scan a task is decoded column by column when it is a Parquet
  * data file whose equality deletes compare top-level primitive columns; other tasks are read as
  * rows and copied into batches.
  */
 public final class ColumnarSupport {
-  private static final Set<Integer> CONSTANT_METADATA =
+  private static final Set<Integer> DECODED_METADATA =
       Set.of(
           MetadataColumns.FILE_PATH.fieldId(),
           MetadataColumns.SPEC_ID.fieldId(),
-          MetadataColumns.PARTITION_COLUMN_ID);
+          MetadataColumns.PARTITION_COLUMN_ID,
+          MetadataColumns.ROW_POSITION.fieldId(),
+          MetadataColumns.ROW_ID.fieldId(),
+          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId());
 
   private ColumnarSupport() {}
 
   public static boolean supportsScan(Schema readSchema) {
     for (Types.NestedField field : readSchema.columns()) {
       int id = field.fieldId();
-      if (id == MetadataColumns.ROW_POSITION.fieldId() || CONSTANT_METADATA.contains(id)) {
+      if (DECODED_METADATA.contains(id)) {
         continue;
       }
-      if (MetadataColumns.isMetadataColumn(id)
-          || field.initialDefault() != null
-          || !decodes(field.type())) {
+      if (MetadataColumns.isMetadataColumn(id) || !decodes(field.type())) {
         return false;
       }
     }

@@ -10,8 +10,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -49,10 +51,13 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  *
  * <p>Columns are matched by Iceberg field id: the footer handed to Spark carries the file's ids, or
  * ids from the table's name mapping, or Iceberg's positional fallback ids for files written without
- * any. A column the file does not have reads as NULL; a column whose type was widened (int to long,
+ * any. A column the file does not have reads as its initial default (a column added with a
+ * DEFAULT), else NULL; a column whose type was widened (int to long,
  * float to double, decimal precision) is widened while decoding. Identity-partition columns and the
  * metadata columns {@code _file}, {@code _spec_id} and {@code _partition} are constant vectors;
- * {@code _pos} is Parquet's row index. Row groups are those whose midpoint falls in the split, as for
+ * {@code _pos} is Parquet's row index; the row-lineage columns {@code _row_id} and {@code
+ * _last_updated_sequence_number} of v3 tables are the file's stored values with NULLs inherited
+ * ({@link LineageVector}). Row groups are those whose midpoint falls in the split, as for
  * Iceberg's own readers, minus those the task's residual filter rules out by column statistics (the
  * residual itself is left to Spark). Rows removed by position deletes, deletion vectors and equality
  * deletes are dropped from each batch.
@@ -67,6 +72,10 @@ final class ParquetFileBatches implements TaskBatches {
   private final int[] sparkColumn;
   private final int outputColumns;
   private final int posColumn;
+  private final int[] lineage;
+  private final int rowIndexColumn;
+  private final Long firstRowId;
+  private final Long sequenceNumber;
   private final PositionDeleteIndex positionDeletes;
   private final Predicate<BatchRow> liveByEquality;
   private final BatchRow row;
@@ -82,6 +91,9 @@ final class ParquetFileBatches implements TaskBatches {
       int[] sparkColumn,
       int outputColumns,
       int posColumn,
+      int[] lineage,
+      int rowIndexColumn,
+      FileScanTask task,
       PositionDeleteIndex positionDeletes,
       Predicate<BatchRow> liveByEquality,
       BatchRow row,
@@ -92,6 +104,11 @@ final class ParquetFileBatches implements TaskBatches {
     this.sparkColumn = sparkColumn;
     this.outputColumns = outputColumns;
     this.posColumn = posColumn;
+    this.lineage = lineage;
+    this.rowIndexColumn = rowIndexColumn;
+    this.firstRowId = task.file().firstRowId();
+    // a file without a first row id inherits neither lineage value (see LineageVector)
+    this.sequenceNumber = firstRowId == null ? null : task.file().dataSequenceNumber();
     this.positionDeletes = positionDeletes;
     this.liveByEquality = liveByEquality;
     this.row = row;
@@ -152,42 +169,6 @@ final class ParquetFileBatches implements TaskBatches {
     Schema required = deletes == null ? readSchema : deletes.requiredSchema();
     List<Types.NestedField> columns = required.columns();
 
-    Map<Integer, Object> constantValues = constants(task, readSchema);
-    InternalRow constantRow = constantRow(required, constantValues);
-
-    // the Spark read schema: file columns by field id, then the row index when positions are needed
-    List<StructField> sparkFields = new ArrayList<>();
-    int[] sparkColumn = new int[columns.size()];
-    ColumnVector[] constantVectors = new ColumnVector[columns.size()];
-    int posColumn = -1;
-    for (int i = 0; i < columns.size(); i++) {
-      Types.NestedField field = columns.get(i);
-      sparkColumn[i] = -1;
-      if (field.fieldId() == MetadataColumns.ROW_POSITION.fieldId()) {
-        posColumn = i;
-      } else if (constantValues.containsKey(field.fieldId())) {
-        constantVectors[i] =
-            ConstantVectors.create(
-                settings.batchSize(), SparkSchemas.toSpark(field.type()), constantRow, i);
-      } else {
-        Metadata id =
-            new MetadataBuilder().putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId()).build();
-        sparkColumn[i] = sparkFields.size();
-        sparkFields.add(
-            new StructField(field.name(), SparkSchemas.toSpark(field.type()), true, id));
-      }
-    }
-    if (posColumn >= 0) {
-      sparkColumn[posColumn] = sparkFields.size();
-      sparkFields.add(
-          new StructField(
-              ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME(),
-              DataTypes.LongType,
-              true,
-              Metadata.empty()));
-    }
-    StructType sparkSchema = new StructType(sparkFields.toArray(new StructField[0]));
-
     PositionDeleteIndex positionDeletes =
         deletes != null && deletes.hasPosDeletes() ? deletes.deletedRowPositions() : null;
     Predicate<BatchRow> liveByEquality =
@@ -197,9 +178,56 @@ final class ParquetFileBatches implements TaskBatches {
     org.apache.parquet.io.InputFile parquetFile = ParquetInputs.of(input);
     long length = input.getLength();
     SeekableInputStream stream = parquetFile.newStream();
+    ColumnVector[] constantVectors = new ColumnVector[columns.size()];
     try {
       ParquetMetadata footer =
           ParquetFooters.read(settings, task, parquetFile, stream, mapping, baseConf);
+      Map<Integer, Object> constantValues = constants(task, readSchema, required, footer);
+      InternalRow constantRow = constantRow(required, constantValues);
+
+      // the Spark read schema: file columns by field id, then the row index when positions are
+      // needed (for _pos, position deletes and inherited row ids)
+      List<StructField> sparkFields = new ArrayList<>();
+      int[] sparkColumn = new int[columns.size()];
+      int[] lineage = new int[columns.size()];
+      int posColumn = -1;
+      boolean needsRowIndex = false;
+      for (int i = 0; i < columns.size(); i++) {
+        Types.NestedField field = columns.get(i);
+        sparkColumn[i] = -1;
+        if (field.fieldId() == MetadataColumns.ROW_POSITION.fieldId()) {
+          posColumn = i;
+          needsRowIndex = true;
+        } else if (isLineage(field.fieldId())) {
+          // the values the file stores (rows a rewrite carried over); NULL ones are inherited
+          lineage[i] = field.fieldId();
+          needsRowIndex |= field.fieldId() == MetadataColumns.ROW_ID.fieldId();
+          sparkColumn[i] = sparkFields.size();
+          sparkFields.add(byFieldId(field));
+        } else if (constantValues.containsKey(field.fieldId())) {
+          constantVectors[i] =
+              ConstantVectors.create(
+                  settings.batchSize(), SparkSchemas.toSpark(field.type()), constantRow, i);
+        } else {
+          sparkColumn[i] = sparkFields.size();
+          sparkFields.add(byFieldId(field));
+        }
+      }
+      int rowIndexColumn = -1;
+      if (needsRowIndex) {
+        rowIndexColumn = sparkFields.size();
+        if (posColumn >= 0) {
+          sparkColumn[posColumn] = rowIndexColumn;
+        }
+        sparkFields.add(
+            new StructField(
+                ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME(),
+                DataTypes.LongType,
+                true,
+                Metadata.empty()));
+      }
+      StructType sparkSchema = new StructType(sparkFields.toArray(new StructField[0]));
+
       List<BlockMetaData> blocks = footer.getBlocks();
       Configuration conf = new Configuration(baseConf);
       conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), sparkSchema.json());
@@ -226,6 +254,9 @@ final class ParquetFileBatches implements TaskBatches {
           sparkColumn,
           readSchema.columns().size(),
           posColumn,
+          lineage,
+          rowIndexColumn,
+          task,
           positionDeletes,
           liveByEquality,
           row,
@@ -238,8 +269,25 @@ final class ParquetFileBatches implements TaskBatches {
     }
   }
 
-  /** Values of identity-partition and metadata columns of the read schema, by field id. */
-  private static Map<Integer, Object> constants(FileScanTask task, Schema readSchema) {
+  private static boolean isLineage(int fieldId) {
+    return fieldId == MetadataColumns.ROW_ID.fieldId()
+        || fieldId == MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId();
+  }
+
+  /** A column of the Spark read schema that the decoder matches to the file's column by field id. */
+  private static StructField byFieldId(Types.NestedField field) {
+    Metadata id =
+        new MetadataBuilder().putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId()).build();
+    return new StructField(field.name(), SparkSchemas.toSpark(field.type()), true, id);
+  }
+
+  /**
+   * Values of identity-partition and metadata columns of the read schema, by field id, and the
+   * initial defaults of columns the file does not have (added with a DEFAULT after it was written),
+   * delete-filter columns included.
+   */
+  private static Map<Integer, Object> constants(
+      FileScanTask task, Schema readSchema, Schema required, ParquetMetadata footer) {
     Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
     Types.StructType partitionType =
         partitionField == null ? null : partitionField.type().asStructType();
@@ -250,6 +298,19 @@ final class ParquetFileBatches implements TaskBatches {
     for (Types.NestedField field : readSchema.columns()) {
       if (all.containsKey(field.fieldId())) {
         constants.put(field.fieldId(), all.get(field.fieldId()));
+      }
+    }
+    Set<Integer> inFile = new HashSet<>();
+    for (org.apache.parquet.schema.Type column : footer.getFileMetaData().getSchema().getFields()) {
+      if (column.getId() != null) {
+        inFile.add(column.getId().intValue());
+      }
+    }
+    for (Types.NestedField field : required.columns()) {
+      if (field.initialDefault() != null
+          && !inFile.contains(field.fieldId())
+          && !constants.containsKey(field.fieldId())) {
+        constants.put(field.fieldId(), field.initialDefault());
       }
     }
     return constants;
@@ -276,6 +337,11 @@ final class ParquetFileBatches implements TaskBatches {
       full = new ColumnVector[sparkColumn.length];
       for (int i = 0; i < full.length; i++) {
         full[i] = sparkColumn[i] >= 0 ? decoded.column(sparkColumn[i]) : constants[i];
+        if (lineage[i] == MetadataColumns.ROW_ID.fieldId()) {
+          full[i] = LineageVector.rowIds(full[i], decoded.column(rowIndexColumn), firstRowId);
+        } else if (lineage[i] != 0) {
+          full[i] = LineageVector.sequenceNumbers(full[i], sequenceNumber);
+        }
       }
       row.setVectors(full);
     }

@@ -12,6 +12,7 @@ import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -33,15 +34,22 @@ import org.apache.parquet.schema.PrimitiveType;
  * still is) and cannot drop a row, because the residual is first put in negation normal form, where
  * replacing a predicate by {@code true} only widens what is read; Spark evaluates every pushed filter
  * after the scan anyway.
+ *
+ * <p>The same holds for a column added with a DEFAULT after a file was written: the file has no
+ * such column, Iceberg's filters take it for all NULL, but its rows read the column's initial
+ * default. Predicates on such columns are stripped for such files.
  */
 final class ParquetStatsGuard {
   private ParquetStatsGuard() {}
 
-  /** Whether the residual names a timestamp or time column, the only ones the guard may strip. */
-  static boolean namesTemporalColumn(Expression residual, Schema tableSchema, boolean caseSensitive) {
+  /**
+   * Whether the residual names a timestamp or time column or a column with an initial default, the
+   * only ones the guard may strip.
+   */
+  static boolean namesGuardedColumn(Expression residual, Schema tableSchema, boolean caseSensitive) {
     Set<Integer> ids = new HashSet<>();
     for (Types.NestedField field : tableSchema.columns()) {
-      collectTemporal(field, ids);
+      collectGuarded(field, ids);
     }
     return !ids.isEmpty() && strip(residual, tableSchema, ids, caseSensitive) != residual;
   }
@@ -82,7 +90,25 @@ final class ParquetStatsGuard {
         misread.add(id);
       }
     }
+    Set<Integer> inFile = new HashSet<>();
+    collectIds(fileSchema, inFile);
+    for (Types.NestedField field : TypeUtil.indexById(tableSchema.asStruct()).values()) {
+      if (field.initialDefault() != null && !inFile.contains(field.fieldId())) {
+        misread.add(field.fieldId());
+      }
+    }
     return misread;
+  }
+
+  private static void collectIds(org.apache.parquet.schema.Type type, Set<Integer> ids) {
+    if (type.getId() != null) {
+      ids.add(type.getId().intValue());
+    }
+    if (!type.isPrimitive()) {
+      for (org.apache.parquet.schema.Type child : type.asGroupType().getFields()) {
+        collectIds(child, ids);
+      }
+    }
   }
 
   /**
@@ -116,7 +142,10 @@ final class ParquetStatsGuard {
     return false;
   }
 
-  private static void collectTemporal(Types.NestedField field, Set<Integer> ids) {
+  private static void collectGuarded(Types.NestedField field, Set<Integer> ids) {
+    if (field.initialDefault() != null) {
+      ids.add(field.fieldId());
+    }
     switch (field.type().typeId()) {
       case TIMESTAMP:
       case TIMESTAMP_NANO:
@@ -126,7 +155,7 @@ final class ParquetStatsGuard {
       default:
         if (field.type().isNestedType()) {
           for (Types.NestedField child : field.type().asNestedType().fields()) {
-            collectTemporal(child, ids);
+            collectGuarded(child, ids);
           }
         }
     }

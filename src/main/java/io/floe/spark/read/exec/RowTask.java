@@ -32,8 +32,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
 /**
  * One file task opened for row reads through Iceberg's generic readers (any file format, and
  * metadata-table data tasks): projects by field id, fills identity-partition and metadata columns
- * from task metadata, and drops rows removed by position and equality delete files. Residual filters
- * only prune row groups, never by a column whose statistics Iceberg would misread ({@link
+ * from task metadata (the row-lineage columns {@code _row_id} and {@code
+ * _last_updated_sequence_number} inherit NULLs as {@link LineageVector} describes), and drops rows
+ * removed by position and equality delete files. Residual filters only prune row groups, never by a column whose statistics Iceberg would misread ({@link
  * ParquetStatsGuard}); Spark evaluates every pushed filter again after the scan.
  *
  * <p>Opening reads the file's footer, so it can run ahead on a prefetch thread; rows are produced by
@@ -116,6 +117,11 @@ final class RowTask implements Closeable {
         new HashMap<>(
             PartitionUtil.constantsMap(
                 task, partitionType, IdentityPartitionConverters::convertConstant));
+    // row lineage: a NULL _last_updated_sequence_number is the data sequence number of the file's
+    // manifest entry (the spec's rule); Iceberg's constants map carries the file sequence number,
+    // which differs for files a compaction committed with an older data sequence number
+    constants.put(
+        MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(), task.file().dataSequenceNumber());
     // a constant for a field inside a struct would make the reader build that struct even in rows
     // where it is NULL; such fields are read from the file, which always holds them
     Set<Integer> nested = TypeUtil.indexParents(settings.tableSchema().asStruct()).keySet();
@@ -137,13 +143,14 @@ final class RowTask implements Closeable {
   /**
    * The residual Iceberg's row-group filters may prune this file with. A Parquet file's footer is
    * read for it only when the residual names a timestamp or time column, whose statistics Iceberg
-   * misreads when the file stores them in another unit ({@link ParquetStatsGuard}).
+   * misreads when the file stores them in another unit, or a column with an initial default, which
+   * Iceberg takes for all NULL in files without it ({@link ParquetStatsGuard}).
    */
   private static Expression residual(ReadSettings settings, FileScanTask task, InputFile input) {
     Expression residual = task.residual();
     if (residual == null
         || task.file().format() != FileFormat.PARQUET
-        || !ParquetStatsGuard.namesTemporalColumn(
+        || !ParquetStatsGuard.namesGuardedColumn(
             residual, settings.tableSchema(), settings.caseSensitive())) {
       return residual;
     }

@@ -63,7 +63,7 @@ import org.apache.spark.sql.types.StructType;
  *       #FLOE_COMMIT_ID} or {@value #SPARK_APP_ID}), found by the file's sequence number; never in
  *       a format-version 1 table, whose files have none;
  *   <li>no aggregate at all over a column the scan ignores the metrics of ({@code
- *       ignore-metrics-columns}).
+ *       ignore-metrics-columns}), or over a column with an initial default.
  * </ul>
  *
  * <p>The timestamp rule is there because bounds computed by Iceberg's Parquet statistics conversion
@@ -389,7 +389,9 @@ public final class MetadataAggregates {
     String name = reference.fieldNames()[0];
     Types.NestedField field =
         caseSensitive ? schema.asStruct().field(name) : schema.asStruct().caseInsensitiveField(name);
-    if (field == null || !field.type().isPrimitiveType()) {
+    // a column added with a DEFAULT: files written before carry no metrics for it, yet their rows
+    // read the default, so metadata cannot answer
+    if (field == null || !field.type().isPrimitiveType() || field.initialDefault() != null) {
       return Optional.empty();
     }
     return Optional.of(field);

@@ -87,8 +87,8 @@ class ParquetStatsGuardTest {
 
   @Test
   void findsTemporalColumnsOnlyWhenTheResidualNamesThem() {
-    assertThat(ParquetStatsGuard.namesTemporalColumn(Expressions.equal("id", 1L), TABLE, true))
+    assertThat(ParquetStatsGuard.namesGuardedColumn(Expressions.equal("id", 1L), TABLE, true))
         .isFalse();
-    assertThat(ParquetStatsGuard.namesTemporalColumn(FILTER, TABLE, true)).isTrue();
+    assertThat(ParquetStatsGuard.namesGuardedColumn(FILTER, TABLE, true)).isTrue();
   }
 }
