@@ -38,6 +38,8 @@ public final class Procedures {
     all.put(AddFilesProcedure.NAME, AddFilesProcedure::new);
     all.put(ComputeTableStatsProcedure.NAME, ComputeTableStatsProcedure::new);
     all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
+    all.put(ComputePartitionStatsProcedure.NAME, ComputePartitionStatsProcedure::new);
+    all.put(RewriteTablePathProcedure.NAME, RewriteTablePathProcedure::new);
     return Map.copyOf(all);
   }
 
