@@ -116,6 +116,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 PositionDeleteWriteTask.Files.class,
                 ThetaSketchTask.class,
                 ThetaSketchTask.Sketches.class,
+                TablePathTasks.OutsidePrefix.class,
                 TablePathTasks.RewriteManifests.class,
                 TablePathTasks.RewritePositionDeletes.class,
                 TablePathTasks.Rewritten.class,

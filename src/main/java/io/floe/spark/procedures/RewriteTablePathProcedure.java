@@ -135,7 +135,7 @@ final class RewriteTablePathProcedure extends BaseProcedure {
       ProcedureArgs args, Table table, TablePathTasks.Paths paths, String endPath, String startPath) {
     FileIO io = table.io();
     TableMetadata end = TableMetadataParser.read(io, endPath);
-    if (!under(end.location(), paths.sourcePrefix())) {
+    if (targetLocation(paths, end.location()) == null) {
       throw args.invalid(
           SOURCE_PREFIX,
           "is not a prefix of the location of table " + table.name() + ": " + end.location());
@@ -144,7 +144,7 @@ final class RewriteTablePathProcedure extends BaseProcedure {
     // the versions to rewrite: end_version and the ones before it, back to start_version
     Map<String, TableMetadata> versions = new LinkedHashMap<>();
     versions.put(endPath, end);
-    boolean reachedStart = startPath == null || startPath.equals(endPath);
+    boolean reachedStart = endPath.equals(startPath);
     for (int i = end.previousFiles().size() - 1; i >= 0 && !reachedStart; i--) {
       String previous = end.previousFiles().get(i).file();
       if (previous.equals(startPath)) {
@@ -157,7 +157,7 @@ final class RewriteTablePathProcedure extends BaseProcedure {
                 + "log but no longer exists; give a start_version after it");
       }
     }
-    if (!reachedStart) {
+    if (startPath != null && !reachedStart) {
       throw args.invalid(
           START_VERSION, "is not a version before end_version " + fileName(endPath) + ": "
               + startPath);
@@ -170,6 +170,11 @@ final class RewriteTablePathProcedure extends BaseProcedure {
     for (Map.Entry<String, TableMetadata> version : versions.entrySet()) {
       requireUnder(paths, "metadata file", version.getKey());
       TableMetadata metadata = version.getValue();
+      if (targetLocation(paths, metadata.location()) == null) {
+        throw failure(
+            "the location " + metadata.location() + " of metadata file " + version.getKey()
+                + " is not under source_prefix " + paths.sourcePrefix() + "; nothing was written");
+      }
       metadata.statisticsFiles().forEach(f -> requireUnder(paths, "statistics file", f.path()));
       metadata.partitionStatisticsFiles()
           .forEach(f -> requireUnder(paths, "partition statistics file", f.path()));
@@ -201,7 +206,16 @@ final class RewriteTablePathProcedure extends BaseProcedure {
     List<String> written = new ArrayList<>();
     plan.manifests().forEach(manifest -> written.add(paths.staged(manifest.path())));
     SparkSession spark = context().spark();
-    spark.sparkContext().setJobDescription(qualifiedName() + " of " + table.name());
+    String jobGroup = NAME + "-" + UUID.randomUUID();
+    spark.sparkContext().setJobGroup(jobGroup, qualifiedName() + " of " + table.name(), true);
+    Table copy = SerializableTable.copyOf(table);
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    try {
+      refuseFilesOutsidePrefix(jsc, copy, plan);
+    } catch (RuntimeException e) {
+      spark.sparkContext().clearJobGroup();
+      throw e;
+    }
     try {
       for (Map.Entry<String, TableMetadata> version : plan.versions().entrySet()) {
         copies.addAll(rewriteVersion(io, paths, version.getKey(), version.getValue(), written));
@@ -219,8 +233,6 @@ final class RewriteTablePathProcedure extends BaseProcedure {
             .forEach(pair -> copies.add(TablePathTasks.Copy.of(pair)));
         copies.add(new TablePathTasks.Copy(staged, paths.target(snapshot.manifestListLocation())));
       }
-      Table copy = SerializableTable.copyOf(table);
-      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       Map<String, DeleteFile> positionDeletes = new LinkedHashMap<>();
       if (!plan.manifests().isEmpty()) {
         for (TablePathTasks.Rewritten rewritten :
@@ -256,10 +268,28 @@ final class RewriteTablePathProcedure extends BaseProcedure {
           plan.manifests().size(),
           positionDeletes.size());
     } catch (RuntimeException e) {
+      // tasks still running would write after the cleanup: stop them first
+      spark.sparkContext().cancelJobGroup(jobGroup);
       deleteStaged(io, written);
       throw e;
     } finally {
-      spark.sparkContext().setJobDescription(null);
+      spark.sparkContext().clearJobGroup();
+    }
+  }
+
+  /** Fails, before anything is written, when a manifest lists a file outside the source prefix. */
+  private void refuseFilesOutsidePrefix(JavaSparkContext jsc, Table copy, Plan plan) {
+    if (plan.manifests().isEmpty()) {
+      return;
+    }
+    List<String> outside =
+        jsc.parallelize(plan.manifests(), plan.manifests().size())
+            .mapPartitions(new TablePathTasks.OutsidePrefix(copy, plan.paths().sourcePrefix()))
+            .take(3);
+    if (!outside.isEmpty()) {
+      throw failure(
+          "table " + copy.name() + " has files that are not under source_prefix "
+              + plan.paths().sourcePrefix() + ", such as " + outside + "; nothing was written");
     }
   }
 
@@ -268,12 +298,17 @@ final class RewriteTablePathProcedure extends BaseProcedure {
       FileIO io, TablePathTasks.Paths paths, String path, TableMetadata metadata, List<String> written) {
     TableMetadata rewritten =
         RewriteTablePathUtil.replacePaths(metadata, paths.sourcePrefix(), paths.targetPrefix());
-    // Iceberg replaces the location as a regular expression: refuse a prefix that it misreads
-    if (!rewritten.location().equals(paths.target(metadata.location()))) {
+    // Iceberg replaces the location as a regular expression and only where it is spelled as the
+    // prefix is; a location spelled file:///x under a prefix file:/x (as Hadoop writes every
+    // other path) is still the same folder, and is set here
+    String location = targetLocation(paths, metadata.location());
+    if (location == null) {
       throw failure(
-          "source_prefix '" + paths.sourcePrefix() + "' does not match the table location "
-              + metadata.location() + " literally (it reads as a regular expression); give a "
-              + "prefix without regular-expression characters");
+          "the location " + metadata.location() + " of metadata file " + path
+              + " is not under source_prefix " + paths.sourcePrefix());
+    }
+    if (!rewritten.location().equals(location)) {
+      rewritten = TableMetadata.buildFrom(rewritten).setLocation(location).build();
     }
     String staged = paths.staged(path);
     written.add(staged);
@@ -348,6 +383,23 @@ final class RewriteTablePathProcedure extends BaseProcedure {
           "the " + what + " " + path + " is not under source_prefix " + paths.sourcePrefix()
               + "; nothing was written");
     }
+  }
+
+  /**
+   * The table location under the target prefix, or null when it is not under the source prefix.
+   * The location is compared as Hadoop normalizes paths, since catalogs keep it as it was given
+   * ({@code file:///x}) while files are named as Hadoop prints them ({@code file:/x}).
+   */
+  private static String targetLocation(TablePathTasks.Paths paths, String location) {
+    if (under(location, paths.sourcePrefix())) {
+      return paths.target(location);
+    }
+    String normalized = new org.apache.hadoop.fs.Path(location).toString();
+    String prefix = new org.apache.hadoop.fs.Path(paths.sourcePrefix()).toString();
+    if (!under(normalized, prefix)) {
+      return null;
+    }
+    return RewriteTablePathUtil.newPath(normalized, prefix, paths.targetPrefix());
   }
 
   private static boolean under(String path, String prefix) {

@@ -8,10 +8,13 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RewriteTablePathUtil;
 import org.apache.iceberg.RewriteTablePathUtil.RewriteResult;
@@ -32,8 +35,9 @@ import org.apache.iceberg.util.Pair;
 import org.apache.spark.api.java.function.FlatMapFunction;
 
 /**
- * The pieces {@code rewrite_table_path} ships to executors: the rewrite of manifests, one or more
- * per task, and the rewrite of position delete files, whose rows name data files. Both write into
+ * The pieces {@code rewrite_table_path} ships to executors: the check that every file a manifest
+ * lists is under the source prefix, the rewrite of manifests, one or more per task, and the rewrite
+ * of position delete files, whose rows name data files. Both write into
  * the staging folder, under the path each file has relative to the source prefix, with Iceberg
  * core's {@link RewriteTablePathUtil}; they never touch the table's own files.
  */
@@ -82,6 +86,52 @@ public final class TablePathTasks {
 
     String target(String location) {
       return RewriteTablePathUtil.newPath(location, sourcePrefix, targetPrefix);
+    }
+  }
+
+  /**
+   * Reads each manifest of its task and returns the location of the first live file it lists that
+   * is not under the source prefix (nothing when all are), so that the call can refuse before it
+   * writes anything.
+   *
+   * <p>Carries a read-only copy of the table (FileIO and specs) and the source prefix.
+   */
+  public static final class OutsidePrefix implements FlatMapFunction<Iterator<ManifestFile>, String> {
+    private final Table table;
+    private final String sourcePrefix;
+
+    public OutsidePrefix(Table table, String sourcePrefix) {
+      this.table = Objects.requireNonNull(table, "table is null");
+      this.sourcePrefix = RewriteTablePathUtil.maybeAppendFileSeparator(
+          Objects.requireNonNull(sourcePrefix, "sourcePrefix is null"));
+    }
+
+    public Table table() {
+      return table;
+    }
+
+    public String sourcePrefix() {
+      return sourcePrefix;
+    }
+
+    @Override
+    public Iterator<String> call(Iterator<ManifestFile> manifests) throws IOException {
+      List<String> outside = new ArrayList<>();
+      while (manifests.hasNext()) {
+        ManifestFile manifest = manifests.next();
+        try (CloseableIterable<? extends ContentFile<?>> files =
+            manifest.content() == ManifestContent.DATA
+                ? ManifestFiles.read(manifest, table.io(), table.specs())
+                : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+          for (ContentFile<?> file : files) {
+            if (!file.location().startsWith(sourcePrefix)) {
+              outside.add(file.location());
+              break;
+            }
+          }
+        }
+      }
+      return outside.iterator();
     }
   }
 
