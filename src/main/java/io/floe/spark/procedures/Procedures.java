@@ -40,6 +40,8 @@ public final class Procedures {
     all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
     all.put(ComputePartitionStatsProcedure.NAME, ComputePartitionStatsProcedure::new);
     all.put(RewriteTablePathProcedure.NAME, RewriteTablePathProcedure::new);
+    all.put(SnapshotTableProcedure.NAME, SnapshotTableProcedure::new);
+    all.put(MigrateTableProcedure.NAME, MigrateTableProcedure::new);
     return Map.copyOf(all);
   }
 

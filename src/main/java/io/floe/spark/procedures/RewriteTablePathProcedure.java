@@ -212,7 +212,8 @@ final class RewriteTablePathProcedure extends BaseProcedure {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     try {
       refuseFilesOutsidePrefix(jsc, copy, plan);
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // also a failed Spark job's SparkException, which Spark throws undeclared
       spark.sparkContext().clearJobGroup();
       throw e;
     }
@@ -267,7 +268,8 @@ final class RewriteTablePathProcedure extends BaseProcedure {
           UTF8String.fromString(fileList),
           plan.manifests().size(),
           positionDeletes.size());
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // also a failed Spark job's SparkException, which Spark throws undeclared
       // tasks still running would write after the cleanup: stop them first
       spark.sparkContext().cancelJobGroup(jobGroup);
       deleteStaged(io, written);
