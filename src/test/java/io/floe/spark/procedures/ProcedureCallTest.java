@@ -203,4 +203,26 @@ class ProcedureCallTest extends ProcedureTestBase {
       sql("DROP TABLE IF EXISTS spark_catalog.default.plain_parquet");
     }
   }
+
+  @Test
+  void snapshotReadsATableOfSparksOwnSessionCatalog() {
+    sql("CREATE TABLE IF NOT EXISTS spark_catalog.default.snap_source (id BIGINT, data STRING) "
+        + "USING parquet");
+    sql("INSERT INTO spark_catalog.default.snap_source SELECT id, concat('v', id) FROM range(0, 50)");
+    sql("DROP TABLE IF EXISTS %s.db.snap_copy", CATALOG);
+    try {
+      long files =
+          call("snapshot('spark_catalog.default.snap_source', 'db.snap_copy')").collectAsList()
+              .get(0).getLong(0);
+      assertThat(files).isEqualTo(spark.table("spark_catalog.default.snap_source").inputFiles().length);
+      String copy = CATALOG + ".db.snap_copy";
+      String source = "spark_catalog.default.snap_source";
+      assertThat(sql("SELECT * FROM %s EXCEPT ALL SELECT * FROM %s", copy, source)).isEmpty();
+      assertThat(sql("SELECT * FROM %s EXCEPT ALL SELECT * FROM %s", source, copy)).isEmpty();
+      assertThat(sql("SELECT count(*) FROM %s", copy).get(0).getLong(0)).isEqualTo(50L);
+    } finally {
+      sql("DROP TABLE IF EXISTS spark_catalog.default.snap_source");
+      sql("DROP TABLE IF EXISTS %s.db.snap_copy", CATALOG);
+    }
+  }
 }
