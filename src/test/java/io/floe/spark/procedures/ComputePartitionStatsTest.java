@@ -54,7 +54,9 @@ class ComputePartitionStatsTest extends ProcedureTestBase {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    records.forEach(row -> counts.put(row.getString(0), List.of(row.getLong(1), fileCounts.get(row.getString(0)))));
+    for (Row row : records) {
+      counts.put(row.getString(0), List.of(row.getLong(1), fileCounts.get(row.getString(0))));
+    }
     return counts;
   }
 

@@ -171,8 +171,10 @@ class RewriteTablePathTest extends ProcedureTestBase {
         column("rewritten_manifest_file_paths_count", DataTypes.IntegerType, true),
         column("rewritten_delete_file_paths_count", DataTypes.IntegerType, true));
     Row row = result.collectAsList().get(0);
-    assertThat(row.getString(0)).isEqualTo(sourceMetadata.substring(sourceMetadata.lastIndexOf('/') + 1));
-    assertThat(row.getString(1)).startsWith(sourceMetadata.substring(0, sourceMetadata.lastIndexOf('/')) + "/copy-table-staging-");
+    int slash = sourceMetadata.lastIndexOf('/');
+    assertThat(row.getString(0)).isEqualTo(sourceMetadata.substring(slash + 1));
+    assertThat(row.getString(1))
+        .startsWith(sourceMetadata.substring(0, slash) + "/copy-table-staging-");
     Set<String> manifests = new HashSet<>();
     for (Snapshot snapshot : source.snapshots()) {
       snapshot.allManifests(source.io()).forEach(m -> manifests.add(m.path()));
