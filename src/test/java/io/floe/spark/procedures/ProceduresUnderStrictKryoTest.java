@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files,
- * compute_table_stats, rewrite_position_delete_files) in a
+ * compute_table_stats, rewrite_position_delete_files, rewrite_table_path) in a
  * session with {@code spark.kryo.registrationRequired=true} and Floe's registrator: everything
  * their tasks ship and return is registered.
  */

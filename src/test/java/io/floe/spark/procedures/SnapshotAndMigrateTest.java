@@ -326,4 +326,17 @@ class SnapshotAndMigrateTest {
     assertThat(builtIn("b").tableType()).isEqualTo(CatalogTableType.MANAGED());
     assertRowsEqualExpected("db.b");
   }
+
+  @Test
+  void aSnapshotOfAnEmptyPartitionedTableIsAnEmptyIcebergTable() {
+    sql("CREATE TABLE db.empty_src (id BIGINT, cat STRING) USING parquet PARTITIONED BY (cat)");
+
+    assertThat(sql("CALL spark_catalog.system.snapshot('db.empty_src', 'db.empty_snap')"))
+        .containsExactly(RowFactory.create(0L));
+
+    Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "empty_snap"));
+    assertThat(snap.currentSnapshot()).isNull();
+    assertThat(snap.spec().fields()).hasSize(1);
+    assertThat(sql("SELECT count(*) FROM db.empty_snap").get(0).getLong(0)).isEqualTo(0L);
+  }
 }
