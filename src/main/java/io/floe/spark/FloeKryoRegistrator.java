@@ -7,6 +7,7 @@ import io.floe.spark.procedures.FileGroupWriteTask;
 import io.floe.spark.procedures.FooterMetricsTask;
 import io.floe.spark.procedures.OrphanFileTasks;
 import io.floe.spark.procedures.PositionDeleteWriteTask;
+import io.floe.spark.procedures.TablePathTasks;
 import io.floe.spark.procedures.ThetaSketchTask;
 import io.floe.spark.procedures.ZOrderValue;
 import io.floe.spark.read.ChangelogInputPartition;
@@ -123,6 +124,10 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 PositionDeleteWriteTask.Files.class,
                 ThetaSketchTask.class,
                 ThetaSketchTask.Sketches.class,
+                TablePathTasks.OutsidePrefix.class,
+                TablePathTasks.RewriteManifests.class,
+                TablePathTasks.RewritePositionDeletes.class,
+                TablePathTasks.Rewritten.class,
                 GenericManifestFile.class,
                 BaseFileScanTask.class,
                 SerializableTable.class,

@@ -2,8 +2,11 @@ package io.floe.spark;
 
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
+import io.floe.spark.catalog.IcebergSessionCatalog;
 import io.floe.spark.catalog.SparkExceptions;
 import io.floe.spark.functions.FloeFunctions;
+import io.floe.spark.procedures.ProcedureContext;
+import io.floe.spark.procedures.Procedures;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -21,12 +24,14 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.DelegatingCatalogExtension;
 import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -57,13 +62,18 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * file-source tables ({@code USING parquet}, ...) without asking this catalog, so those cannot be
  * checked: such a table given an Iceberg table's name is hidden by the Iceberg table.
  *
+ * <p>The maintenance procedures of a {@link FloeCatalog} are served here too ({@code CALL
+ * spark_catalog.system.migrate('db.t')}), for this catalog's Iceberg tables.
+ *
  * <p>Floe's transform functions ({@code bucket}, {@code days}, ...) are served to Spark's planning
  * of writes to partitioned tables. A query cannot call them through this catalog: Spark resolves
  * the functions of its session catalog in its own function registry.
  */
-public class FloeSessionCatalog extends DelegatingCatalogExtension implements StagingTableCatalog {
+public class FloeSessionCatalog extends DelegatingCatalogExtension
+    implements StagingTableCatalog, IcebergSessionCatalog, ProcedureCatalog {
   private String name;
   private FloeCatalogSupport iceberg;
+  private ProcedureContext procedures;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -71,6 +81,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
     Catalog catalog = CatalogBuilder.build(name, settings, FloeCatalog.hadoopConf());
     this.name = name;
     this.iceberg = new FloeCatalogSupport(name, settings, catalog);
+    this.procedures = new ProcedureContext(name, catalog, iceberg.defaultNamespace());
   }
 
   @Override
@@ -79,6 +90,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
   }
 
   /** The Iceberg catalog that holds this catalog's Iceberg tables. */
+  @Override
   public Catalog icebergCatalog() {
     return iceberg.catalog();
   }
@@ -255,6 +267,18 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension implements St
   @Override
   public boolean functionExists(Identifier ident) {
     return FloeFunctions.load(ident).isPresent() || super.functionExists(ident);
+  }
+
+  // procedures: the same as a FloeCatalog's, over this catalog's Iceberg tables
+
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    return Procedures.load(procedures, ident);
+  }
+
+  @Override
+  public Identifier[] listProcedures(String[] namespace) {
+    return Procedures.list(namespace);
   }
 
   // helpers

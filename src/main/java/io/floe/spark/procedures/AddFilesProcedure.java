@@ -100,7 +100,9 @@ final class AddFilesProcedure extends BaseProcedure {
           String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
           String nameMapping =
               mapping != null ? mapping : NameMappingParser.toJson(MappingUtil.create(table.schema()));
-          List<DataFile> dataFiles = readFooters(spark, table, files, nameMapping, parallelism);
+          List<DataFile> dataFiles = readFooters(
+                  spark, table, files, nameMapping, parallelism,
+                  qualifiedName() + " into " + table.name());
           if (mapping == null) {
             table.updateProperties().set(TableProperties.DEFAULT_NAME_MAPPING, nameMapping).commit();
           }
@@ -121,15 +123,24 @@ final class AddFilesProcedure extends BaseProcedure {
         });
   }
 
-  private List<DataFile> readFooters(
-      SparkSession spark, Table table, ImportSource files, String nameMapping, int parallelism) {
+  /**
+   * Describes the files as data files of the table, reading their footers in a Spark job of at
+   * most {@code parallelism} tasks that shows in the UI as {@code description}.
+   */
+  static List<DataFile> readFooters(
+      SparkSession spark,
+      Table table,
+      ImportSource files,
+      String nameMapping,
+      int parallelism,
+      String description) {
     Table copy = SerializableTable.copyOf(table);
     FooterMetricsTask task =
         new FooterMetricsTask(
             copy, table.spec().specId(), nameMapping,
             new SerializableConfiguration(spark.sessionState().newHadoopConf()));
     List<DataFile> dataFiles = new ArrayList<>();
-    spark.sparkContext().setJobDescription(qualifiedName() + " into " + table.name());
+    spark.sparkContext().setJobDescription(description);
     try {
       for (FloeCommitMessage message :
           JavaSparkContext.fromSparkContext(spark.sparkContext())

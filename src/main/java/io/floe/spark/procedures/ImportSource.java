@@ -116,7 +116,7 @@ final class ImportSource {
       }
       listFiles(new Path(partition.getValue()), conf, ordered, files);
     }
-    if (!columns.isEmpty() && matched == 0) {
+    if (!columns.isEmpty() && matched == 0 && !partitionFilter.isEmpty()) {
       throw fail.apply("has no partition that matches the partition filter " + partitionFilter);
     }
     return new ImportSource(files, matched);

@@ -39,6 +39,10 @@ public final class Procedures {
     all.put(ComputeTableStatsProcedure.NAME, ComputeTableStatsProcedure::new);
     all.put(RewritePositionDeleteFilesProcedure.NAME, RewritePositionDeleteFilesProcedure::new);
     all.put(CreateChangelogViewProcedure.NAME, CreateChangelogViewProcedure::new);
+    all.put(ComputePartitionStatsProcedure.NAME, ComputePartitionStatsProcedure::new);
+    all.put(RewriteTablePathProcedure.NAME, RewriteTablePathProcedure::new);
+    all.put(SnapshotTableProcedure.NAME, SnapshotTableProcedure::new);
+    all.put(MigrateTableProcedure.NAME, MigrateTableProcedure::new);
     return Map.copyOf(all);
   }
 

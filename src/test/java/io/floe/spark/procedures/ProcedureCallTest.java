@@ -73,13 +73,12 @@ class ProcedureCallTest extends ProcedureTestBase {
             .collect(Collectors.joining(","));
     assertThat(names)
         .isEqualTo(
-            "add_files,ancestors_of,cherrypick_snapshot,compute_table_stats,create_changelog_view,"
-                + "expire_snapshots,"
-                + "fast_forward,"
+            "add_files,ancestors_of,cherrypick_snapshot,compute_partition_stats,"
+                + "compute_table_stats,create_changelog_view,expire_snapshots,fast_forward,migrate,"
                 + "publish_changes,register_table,remove_orphan_files,rewrite_data_files,"
-                + "rewrite_manifests,rewrite_position_delete_files,rollback_to_snapshot,"
-                + "rollback_to_timestamp,"
-                + "set_current_snapshot");
+                + "rewrite_manifests,rewrite_position_delete_files,rewrite_table_path,"
+                + "rollback_to_snapshot,rollback_to_timestamp,"
+                + "set_current_snapshot,snapshot");
     assertThat(catalog.listProcedures(new String[] {"db"})).isEmpty();
   }
 
@@ -186,5 +185,44 @@ class ProcedureCallTest extends ProcedureTestBase {
         .hasMessageStartingWith(
             "Cannot call floe.system.rollback_to_snapshot: cannot parse argument 'table' as a "
                 + "table name: db.`unclosed");
+  }
+
+  @Test
+  void migrateWithoutFloesSessionCatalogNamesWhatIsMissingAndChangesNothing() {
+    sql("CREATE TABLE IF NOT EXISTS spark_catalog.default.plain_parquet (id BIGINT) USING parquet");
+    try {
+      assertThatThrownBy(() -> call("migrate('default.plain_parquet')").collectAsList())
+          .hasMessage(
+              "Cannot call floe.system.migrate: migrate replaces a table of the session catalog by "
+                  + "an Iceberg table, so spark.sql.catalog.spark_catalog must be "
+                  + "io.floe.spark.FloeSessionCatalog; it is "
+                  + "org.apache.spark.sql.execution.datasources.v2.V2SessionCatalog");
+      assertThat(spark.catalog().tableExists("default.plain_parquet")).isTrue();
+      assertThat(spark.catalog().tableExists("default.plain_parquet_BACKUP_")).isFalse();
+    } finally {
+      sql("DROP TABLE IF EXISTS spark_catalog.default.plain_parquet");
+    }
+  }
+
+  @Test
+  void snapshotReadsATableOfSparksOwnSessionCatalog() {
+    sql("CREATE TABLE IF NOT EXISTS spark_catalog.default.snap_source (id BIGINT, data STRING) "
+        + "USING parquet");
+    sql("INSERT INTO spark_catalog.default.snap_source SELECT id, concat('v', id) FROM range(0, 50)");
+    sql("DROP TABLE IF EXISTS %s.db.snap_copy", CATALOG);
+    try {
+      long files =
+          call("snapshot('spark_catalog.default.snap_source', 'db.snap_copy')").collectAsList()
+              .get(0).getLong(0);
+      assertThat(files).isEqualTo(spark.table("spark_catalog.default.snap_source").inputFiles().length);
+      String copy = CATALOG + ".db.snap_copy";
+      String source = "spark_catalog.default.snap_source";
+      assertThat(sql("SELECT * FROM %s EXCEPT ALL SELECT * FROM %s", copy, source)).isEmpty();
+      assertThat(sql("SELECT * FROM %s EXCEPT ALL SELECT * FROM %s", source, copy)).isEmpty();
+      assertThat(sql("SELECT count(*) FROM %s", copy).get(0).getLong(0)).isEqualTo(50L);
+    } finally {
+      sql("DROP TABLE IF EXISTS spark_catalog.default.snap_source");
+      sql("DROP TABLE IF EXISTS %s.db.snap_copy", CATALOG);
+    }
   }
 }

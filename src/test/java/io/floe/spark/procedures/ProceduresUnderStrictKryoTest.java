@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The procedures that run Spark jobs (rewrite_data_files, remove_orphan_files, add_files,
- * compute_table_stats, rewrite_position_delete_files, create_changelog_view) in a
+ * compute_table_stats, rewrite_position_delete_files, create_changelog_view, rewrite_table_path) in a
  * session with {@code spark.kryo.registrationRequired=true} and Floe's registrator: everything
  * their tasks ship and return is registered.
  */
@@ -125,5 +125,29 @@ class ProceduresUnderStrictKryoTest {
         .forEach(row -> expected.add(row.toString()));
     expected.sort(null);
     assertThat(view).isEqualTo(expected).hasSize(2);
+  }
+
+  @Test
+  void rewriteTablePathRunsItsManifestAndDeleteJobsWithRegistrationRequired() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
+    sql("CREATE TABLE floe.db.paths (id BIGINT, cat STRING) USING iceberg PARTITIONED BY (cat) "
+        + "TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')");
+    sql("INSERT INTO floe.db.paths SELECT id, CASE WHEN id %% 2 = 0 THEN 'a' ELSE 'b' END "
+        + "FROM range(0, 20)");
+    sql("DELETE FROM floe.db.paths WHERE id = 4");
+    org.apache.iceberg.Table table = io.floe.spark.read.ReadTestSupport.icebergTable(spark, "db.paths");
+    String metadata =
+        ((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation();
+    String prefix = metadata.substring(0, metadata.lastIndexOf("/metadata/"));
+
+    Row result =
+        sql("CALL floe.system.rewrite_table_path('db.paths', '%s', '%s')",
+                prefix, warehouse.resolve("copy").toUri())
+            .get(0);
+
+    assertThat(result.getInt(2)).isEqualTo(2);
+    assertThat(result.getInt(3)).isEqualTo(1);
+    assertThat(sql("CALL floe.system.compute_partition_stats('db.paths')").get(0).getString(0))
+        .contains("partition-stats");
   }
 }
