@@ -43,7 +43,7 @@ public record DataWriterSettings(
    * The open-file bound of a fanout writer task when the write sets none ({@code
    * fanout-max-open-files}); see docs/writes.md for the memory each open file holds.
    */
-  public static final int DEFAULT_MAX_OPEN_FILES = 100;
+  public static final int DEFAULT_MAX_OPEN_FILES = 64;
 
   public DataWriterSettings {
     Objects.requireNonNull(table, "table is null");
