@@ -118,11 +118,11 @@ class WriterChoiceTest extends SparkTestBase {
     assertSameRowsAsSource();
 
     sql("ALTER TABLE floe.db.t UNSET TBLPROPERTIES ('write.spark.fanout.enabled')");
-    sql("SET spark.floe.write.fanout-enabled = false");
+    spark.conf().set("spark.floe.write.fanout-enabled", "false");
     try {
       assertThat(writePlan("INSERT OVERWRITE floe.db.t SELECT * FROM src")).contains("SortExec");
     } finally {
-      sql("RESET spark.floe.write.fanout-enabled");
+      spark.conf().unset("spark.floe.write.fanout-enabled");
     }
     assertSameRowsAsSource();
   }
