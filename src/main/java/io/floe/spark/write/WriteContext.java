@@ -74,16 +74,20 @@ public record WriteContext(
 
   /**
    * What the executors write this write's data files with (batch and stream alike): the spec, the
-   * target file size, fanout, whether files record the table's sort order, and file properties.
+   * target file size, the writer {@link WriteDistribution} chose (fanout or clustered) and the
+   * fanout writer's open-file bound, whether files record the table's sort order, and file
+   * properties.
    */
   public DataWriterSettings writerSettings() {
+    WriteDistribution distribution = WriteDistribution.of(this);
     return new DataWriterSettings(
         table,
         spec().specId(),
         options.targetFileSizeBytes(),
-        options.fanoutEnabled(),
-        WriteDistribution.of(this).sortsBySortOrder(),
-        options.fileWriteProperties());
+        distribution.fanout(),
+        distribution.sortsBySortOrder(),
+        options.fileWriteProperties(),
+        options.fanoutMaxOpenFiles());
   }
 
   /** Whether the caller chose the commit id (then the whole ancestry is checked at commit). */

@@ -1,5 +1,6 @@
 package io.floe.spark.write;
 
+import io.floe.spark.commit.WriteMode;
 import io.floe.spark.util.Identifiers;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -48,10 +49,23 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  *       order; strictly, so that the files of a partition hold disjoint ranges.
  * </ul>
  *
- * <p>Each task's rows are sorted by the partition transforms whenever the writers are clustered
- * (fanout off), whatever the mode, so that a clustered writer sees each table partition's rows
- * together; and by the table's sort order (after the partition transforms) whenever the table has
- * one. Every transform kind is expressed as a call of the catalog's transform functions ({@link
+ * <p>The writer is chosen by what the distribution guarantees ({@link #fanout()}). With {@code
+ * fanout-enabled} not set, a {@code hash} write of an unsorted table that Spark clusters by every
+ * partition field gets the fanout writer and asks Spark for no ordering: each task then holds a few
+ * whole table partitions, one open file each, and sorting them would only cost time. Every other
+ * write gets the clustered writer, as do writes with {@code fanout-enabled=false}; {@code
+ * fanout-enabled=true} asks for the fanout writer whatever the distribution. This is the official
+ * runtime's rule (the fanout writer whenever no ordering is needed) except that Floe keeps the sort
+ * for {@code none} and {@code range}, where a task may meet any number of partitions. A fanout
+ * task keeps at most {@code fanout-max-open-files} files open (see {@code
+ * io.floe.spark.write.exec.BoundedFanoutWriter}).
+ *
+ * <p>Each task's rows are sorted by the partition transforms whenever the writers are clustered,
+ * whatever the mode, so that a clustered writer sees each table partition's rows together; and by
+ * the table's sort order (after the partition transforms) whenever the table has one. A
+ * copy-on-write operation ({@link WriteMode#COPY_ON_WRITE}) keeps the clustered writer unless
+ * {@code fanout-enabled=true}, as before the fanout writer was chosen by distribution. Every
+ * transform kind is expressed as a call of the catalog's transform functions ({@link
  * io.floe.spark.functions.FloeFunctions}), which compute Iceberg's exact partition values. Where a
  * transform cannot be expressed so (a bucket of a uuid column, which Spark sees as a string; a
  * transform Floe does not know; any non-identity transform of a path-based write, for which Spark
@@ -71,24 +85,33 @@ public final class WriteDistribution implements RowDistribution, Serializable {
   private final SortOrder[] ordering;
   private final long advisoryPartitionSizeBytes;
   private final boolean sortsBySortOrder;
+  private final boolean fanout;
 
   private WriteDistribution(
       DistributionMode mode,
       Distribution distribution,
       SortOrder[] ordering,
       long advisoryPartitionSizeBytes,
-      boolean sortsBySortOrder) {
+      boolean sortsBySortOrder,
+      boolean fanout) {
     this.mode = mode;
     this.distribution = distribution;
     this.ordering = ordering;
     this.advisoryPartitionSizeBytes = advisoryPartitionSizeBytes;
     this.sortsBySortOrder = sortsBySortOrder;
+    this.fanout = fanout;
   }
 
   /** Works out the distribution and ordering of a planned write. */
   public static WriteDistribution of(WriteContext context) {
     Objects.requireNonNull(context, "context is null");
-    return of(context.schema(), context.spec(), context.table().sortOrder(), context.options());
+    Boolean fanout = context.options().fanout();
+    if (fanout == null && context.mode() == WriteMode.COPY_ON_WRITE) {
+      // the row-level package's requirements stay what they were: clustered unless asked
+      fanout = false;
+    }
+    return of(
+        context.schema(), context.spec(), context.table().sortOrder(), context.options(), fanout);
   }
 
   /**
@@ -100,6 +123,16 @@ public final class WriteDistribution implements RowDistribution, Serializable {
       PartitionSpec spec,
       org.apache.iceberg.SortOrder sortOrder,
       WriteOptions options) {
+    Objects.requireNonNull(options, "options is null");
+    return of(schema, spec, sortOrder, options, options.fanout());
+  }
+
+  private static WriteDistribution of(
+      Schema schema,
+      PartitionSpec spec,
+      org.apache.iceberg.SortOrder sortOrder,
+      WriteOptions options,
+      Boolean fanoutAsked) {
     Objects.requireNonNull(schema, "schema is null");
     Objects.requireNonNull(spec, "spec is null");
     Objects.requireNonNull(sortOrder, "sortOrder is null");
@@ -136,8 +169,13 @@ public final class WriteDistribution implements RowDistribution, Serializable {
                   ? Distributions.unspecified()
                   : Distributions.ordered(fullOrdering);
         };
-    SortOrder[] ordering =
-        sorted ? fullOrdering : options.fanoutEnabled() ? new SortOrder[0] : partitionOrdering;
+    long partitionFields = spec.fields().stream().filter(field -> !field.transform().isVoid()).count();
+    // each task gets whole table partitions (or pieces adaptive execution split off a large one)
+    boolean clusteredByEveryField =
+        distribution instanceof ClusteredDistribution && clustering.size() == partitionFields;
+    boolean fanout =
+        fanoutAsked != null ? fanoutAsked : partitioned && !sorted && clusteredByEveryField;
+    SortOrder[] ordering = sorted ? fullOrdering : fanout ? new SortOrder[0] : partitionOrdering;
     long advisory =
         distribution instanceof UnspecifiedDistribution
             ? 0L
@@ -145,10 +183,19 @@ public final class WriteDistribution implements RowDistribution, Serializable {
     // every field of Iceberg's merge of partition transforms and sort order reached Spark's sort
     boolean sortsBySortOrder =
         sorted
-            && !options.fanoutEnabled()
+            && !fanout
             && fullOrdering.length > 0
             && fullOrdering.length == toSpark.mergedFieldCount(spec, sortOrder);
-    return new WriteDistribution(mode, distribution, ordering, advisory, sortsBySortOrder);
+    return new WriteDistribution(mode, distribution, ordering, advisory, sortsBySortOrder, fanout);
+  }
+
+  /**
+   * Whether the write's tasks use the fanout writer (one open file per partition, rows in any
+   * order): asked for by {@code fanout-enabled}, or, when that is not set, chosen for a {@code hash}
+   * write of an unsorted table clustered by every partition field.
+   */
+  public boolean fanout() {
+    return fanout;
   }
 
   /** The distribution mode in effect, after the table's default was applied. */
@@ -204,6 +251,7 @@ public final class WriteDistribution implements RowDistribution, Serializable {
         + ", advisoryPartitionSizeBytes="
         + advisoryPartitionSizeBytes
         + (sortsBySortOrder ? ", sortsBySortOrder" : "")
+        + (fanout ? ", fanout" : "")
         + "}";
   }
 

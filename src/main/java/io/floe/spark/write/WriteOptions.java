@@ -3,6 +3,7 @@ package io.floe.spark.write;
 import io.floe.spark.util.OptionResolver;
 import io.floe.spark.util.OptionValues;
 import io.floe.spark.commit.Committer;
+import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.Objects;
@@ -22,8 +23,10 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param commitId a caller-chosen commit id ({@code commit-id}), or null for one chosen per write
  * @param targetFileSizeBytes roll data files at this size ({@code target-file-size-bytes}, {@code
  *     write.target-file-size-bytes})
- * @param fanoutEnabled keep one open file per partition so input may come in any order ({@code
- *     fanout-enabled}, {@code write.spark.fanout.enabled})
+ * @param fanout the fanout writer as asked for ({@code fanout-enabled}, {@code
+ *     write.spark.fanout.enabled}): true keeps one open file per partition so input may come in any
+ *     order, false keeps one file open and has Spark sort each task's rows by partition, null (not
+ *     set) lets {@link WriteDistribution} choose by what the distribution guarantees
  * @param branch the branch to commit to ({@code branch}), or null for main
  * @param distributionMode how rows are spread over writer tasks ({@code distribution-mode}, {@code
  *     write.distribution-mode}: none, hash or range), or null for the table's default (see {@link
@@ -59,11 +62,15 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param mergeSchema whether the data's new columns and widened types are added to the table's
  *     schema in the write's commit ({@code merge-schema} or {@code mergeSchema}, then {@code
  *     spark.floe.write.merge-schema}, then {@code spark.sql.iceberg.merge-schema}; default false)
+ * @param fanoutMaxOpenFiles the most data files a fanout writer task keeps open at once ({@code
+ *     fanout-max-open-files}, {@code write.spark.fanout.max-open-files}; Floe's own, default {@value
+ *     DataWriterSettings#DEFAULT_MAX_OPEN_FILES}): one more partition closes the least recently
+ *     written file, and rows of that partition that come later go to a new file
  */
 public record WriteOptions(
     String commitId,
     long targetFileSizeBytes,
-    boolean fanoutEnabled,
+    Boolean fanout,
     String branch,
     DistributionMode distributionMode,
     long advisoryPartitionSizeBytes,
@@ -76,7 +83,8 @@ public record WriteOptions(
     Long validateFromSnapshotId,
     Map<String, String> fileWriteProperties,
     boolean pathBased,
-    boolean mergeSchema)
+    boolean mergeSchema,
+    int fanoutMaxOpenFiles)
     implements Serializable {
 
   public static final String COMMIT_ID = "commit-id";
@@ -94,6 +102,9 @@ public record WriteOptions(
   public static final String COMPRESSION_LEVEL = "compression-level";
   public static final String COMPRESSION_STRATEGY = "compression-strategy";
   public static final String MERGE_SCHEMA = "merge-schema";
+  public static final String FANOUT_MAX_OPEN_FILES = "fanout-max-open-files";
+  /** The table property that bounds the files a fanout writer task keeps open (Floe's own). */
+  public static final String FANOUT_MAX_OPEN_FILES_PROPERTY = "write.spark.fanout.max-open-files";
   /** The official runtime's other spelling of {@link #MERGE_SCHEMA}. */
   public static final String MERGE_SCHEMA_CAMEL = "mergeSchema";
   /** The prefix of write options (and session confs) that add an entry to the snapshot summary. */
@@ -132,6 +143,7 @@ public record WriteOptions(
           COMPRESSION_LEVEL,
           COMPRESSION_STRATEGY,
           MERGE_SCHEMA,
+          FANOUT_MAX_OPEN_FILES,
           MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
           "path",
           "paths",
@@ -158,6 +170,40 @@ public record WriteOptions(
       throw new IllegalArgumentException(
           "Cannot write: snapshot property " + Committer.COMMIT_ID_KEY + " is set by Floe");
     }
+    if (fanoutMaxOpenFiles <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write: " + FANOUT_MAX_OPEN_FILES + " must be positive, not " + fanoutMaxOpenFiles);
+    }
+  }
+
+  /** Options without an open-file bound of their own: the default bound. */
+  public WriteOptions(
+      String commitId,
+      long targetFileSizeBytes,
+      Boolean fanout,
+      String branch,
+      DistributionMode distributionMode,
+      long advisoryPartitionSizeBytes,
+      Integer outputSpecId,
+      String wapId,
+      Map<String, String> snapshotProperties,
+      boolean checkNullability,
+      boolean checkOrdering,
+      IsolationLevel isolationLevel,
+      Long validateFromSnapshotId,
+      Map<String, String> fileWriteProperties,
+      boolean pathBased,
+      boolean mergeSchema) {
+    this(
+        commitId, targetFileSizeBytes, fanout, branch, distributionMode, advisoryPartitionSizeBytes,
+        outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
+        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema,
+        DataWriterSettings.DEFAULT_MAX_OPEN_FILES);
+  }
+
+  /** Whether the fanout writer was asked for ({@code fanout-enabled=true}). */
+  public boolean fanoutEnabled() {
+    return Boolean.TRUE.equals(fanout);
   }
 
   /**
@@ -219,10 +265,23 @@ public record WriteOptions(
     }
     String distribution = resolver.string(DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE);
     String advisory = resolver.string(ADVISORY_PARTITION_SIZE, ADVISORY_PARTITION_SIZE_PROPERTY);
+    String fanout = resolver.string(FANOUT_ENABLED, FANOUT_PROPERTY);
+    int maxOpenFiles =
+        resolver.intValue(
+            FANOUT_MAX_OPEN_FILES,
+            FANOUT_MAX_OPEN_FILES_PROPERTY,
+            DataWriterSettings.DEFAULT_MAX_OPEN_FILES);
+    if (maxOpenFiles <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + tableName + ": option '" + FANOUT_MAX_OPEN_FILES
+              + "' must be positive, not " + maxOpenFiles);
+    }
     return new WriteOptions(
         commitId,
         targetFileSize,
-        resolver.booleanValue(FANOUT_ENABLED, FANOUT_PROPERTY, false),
+        fanout == null
+            ? null
+            : OptionValues.parseBoolean("Cannot write to " + tableName, FANOUT_ENABLED, fanout),
         branch,
         distribution == null ? null : parseMode(tableName, distribution),
         advisory == null ? 0L : parsePositiveLong(resolver, tableName, advisory),
@@ -241,7 +300,8 @@ public record WriteOptions(
             },
             tableProperties),
         resolver.given("path") || resolver.given("paths"),
-        mergeSchema(resolver, tableName, session));
+        mergeSchema(resolver, tableName, session),
+        maxOpenFiles);
   }
 
   /**
@@ -256,10 +316,10 @@ public record WriteOptions(
               + "' names another branch, '" + branch + "'");
     }
     return new WriteOptions(
-        commitId, targetFileSizeBytes, fanoutEnabled, selected, distributionMode,
+        commitId, targetFileSizeBytes, fanout, selected, distributionMode,
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
         checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
-        fileWriteProperties, pathBased, mergeSchema);
+        fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
   }
 
   /** {@code merge-schema}, or its other spelling, then the session confs; off by default. */

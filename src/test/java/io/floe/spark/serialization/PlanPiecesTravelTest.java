@@ -446,7 +446,7 @@ class PlanPiecesTravelTest extends SparkTestBase {
       return new FloeDataWriterFactory(
           new DataWriterSettings(
               settings.table(), settings.specId(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
-              settings.recordSortOrder(), settings.writeProperties()),
+              settings.recordSortOrder(), settings.writeProperties(), settings.maxOpenFiles()),
           original.commitId());
     }
 

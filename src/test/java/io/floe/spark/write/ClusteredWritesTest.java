@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Writes with the fanout writer off (the default): the clustered writer keeps one file open and
+ * Writes with the clustered writer (distribution none or range, a sort order, or fanout off): it keeps one file open and
  * relies on the ordering the write asks Spark for, which holds the partition transforms even when
  * rows are not distributed. Also: the fanout writer on request, range distribution for sorted
  * tables, the distribution-mode option, and writes Spark plans without a function catalog.

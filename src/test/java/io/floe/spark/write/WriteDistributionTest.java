@@ -54,8 +54,63 @@ class WriteDistributionTest {
     // truncate's width comes first, as Iceberg's truncate(width, value) function takes it
     assertThat(((ClusteredDistribution) distribution.distribution()).clustering()[2].children()[0].describe())
         .isEqualTo("3");
+    // each task holds whole table partitions: the fanout writer, and no sort
+    assertThat(distribution.fanout()).isTrue();
+    assertThat(distribution.ordering()).isEmpty();
+  }
+
+  @Test
+  void theClusteredWriterAskedForGetsThePartitionOrdering() {
+    WriteDistribution distribution =
+        distribution(EVERY_TRANSFORM, SortOrder.unsorted(), options(Map.of("fanout-enabled", "false")));
+
+    assertThat(distribution.mode()).isEqualTo(DistributionMode.HASH);
+    assertThat(distribution.fanout()).isFalse();
     assertThat(describe(distribution.ordering()))
         .containsExactlyElementsOf(EVERY_TRANSFORM_IN_SPARK.stream().map(e -> e + " ASC NULLS FIRST").toList());
+  }
+
+  @Test
+  void rangeNoneAndSortOrdersKeepTheClusteredWriterAndTheSort() {
+    PartitionSpec byDay = PartitionSpec.builderFor(SCHEMA).day("ts").build();
+    for (String mode : List.of("range", "none")) {
+      WriteDistribution distribution =
+          distribution(byDay, SortOrder.unsorted(), options(Map.of("distribution-mode", mode)));
+      assertThat(distribution.fanout()).as(mode).isFalse();
+      assertThat(describe(distribution.ordering())).as(mode).containsExactly("days(ts) ASC NULLS FIRST");
+    }
+    SortOrder byId = SortOrder.builderFor(SCHEMA).asc("id").build();
+    WriteDistribution sorted = distribution(byDay, byId, options(Map.of("distribution-mode", "hash")));
+    assertThat(sorted.fanout()).isFalse();
+    assertThat(sorted.sortsBySortOrder()).isTrue();
+    assertThat(describe(sorted.ordering())).containsExactly("days(ts) ASC NULLS FIRST", "id ASC NULLS FIRST");
+  }
+
+  @Test
+  void aHashDistributionMissingAPartitionFieldKeepsTheSort() {
+    // without a function catalog only s is distributed by: a task may meet every day
+    PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("s").day("ts").build();
+
+    WriteDistribution distribution = distribution(spec, SortOrder.unsorted(), options(Map.of("path", "/somewhere")));
+
+    assertThat(distribution.fanout()).isFalse();
+    assertThat(describe(distribution.ordering())).containsExactly("s ASC NULLS FIRST");
+  }
+
+  @Test
+  void theOpenFileBoundIsResolvedLikeEveryOption() {
+    assertThat(options(Map.of()).fanoutMaxOpenFiles())
+        .isEqualTo(io.floe.spark.write.exec.DataWriterSettings.DEFAULT_MAX_OPEN_FILES);
+    assertThat(options(Map.of("fanout-max-open-files", "7")).fanoutMaxOpenFiles()).isEqualTo(7);
+    assertThat(
+            WriteOptions.resolve("db.t", Map.of(), null, Map.of("write.spark.fanout.max-open-files", "9"))
+                .fanoutMaxOpenFiles())
+        .isEqualTo(9);
+    assertThat(options(Map.of()).fanout()).isNull();
+    assertThat(options(Map.of("fanout-enabled", "false")).fanout()).isFalse();
+    assertThatThrownBy(() -> options(Map.of("fanout-max-open-files", "-1")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot write to db.t: option 'fanout-max-open-files' must be positive, not -1");
   }
 
   @Test

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * #close()}. {@link #fellBack()} tells whether the task's rows did not arrive in the order asked
  * for, so that its files must not claim a sort order.
  */
-final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, DataWriteResult> {
+final class ClusteredOrFanoutWriter implements PartitionRunWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ClusteredOrFanoutWriter.class);
 
   private final String tableName;
@@ -108,7 +108,8 @@ final class ClusteredOrFanoutWriter implements PartitioningWriter<InternalRow, D
    * Writes a row of the same partition as the row written just before it, without comparing keys;
    * {@code partition} is that key, used only once the fanout writer has taken over.
    */
-  void writeSamePartition(InternalRow row, PartitionSpec spec, StructLike partition) {
+  @Override
+  public void writeSamePartition(InternalRow row, PartitionSpec spec, StructLike partition) {
     if (currentFile != null) {
       currentFile.write(row);
     } else {

@@ -12,8 +12,9 @@ import org.apache.iceberg.Table;
 /**
  * What one writer task needs to write its data files, and nothing else: a read-only copy of the
  * table's metadata (FileIO, location provider, properties, schema, spec, sort order), the target
- * file size, whether to keep one file per partition open, and whether the rows come sorted by the
- * table's sort order, so that the files may record it. It never reaches a catalog.
+ * file size, whether to keep one file per partition open (and how many at most), and whether the
+ * rows come sorted by the table's sort order, so that the files may record it. It never reaches a
+ * catalog.
  *
  * @param table a serializable, read-only copy of the table; rows are written with its schema
  * @param specId the id of the table's partition spec that files are written with: the current one,
@@ -25,6 +26,8 @@ import org.apache.iceberg.Table;
  * @param writeProperties table properties that this write's files are written with instead of the
  *     table's (the write options {@code compression-codec}, {@code compression-level}, {@code
  *     compression-strategy}); empty for none
+ * @param maxOpenFiles the most data files a fanout writer keeps open at once; one more partition
+ *     closes the least recently written file (see {@link BoundedFanoutWriter})
  */
 public record DataWriterSettings(
     Table table,
@@ -32,8 +35,15 @@ public record DataWriterSettings(
     long targetFileSizeBytes,
     boolean fanoutEnabled,
     boolean recordSortOrder,
-    Map<String, String> writeProperties)
+    Map<String, String> writeProperties,
+    int maxOpenFiles)
     implements Serializable {
+
+  /**
+   * The open-file bound of a fanout writer task when the write sets none ({@code
+   * fanout-max-open-files}); see docs/writes.md for the memory each open file holds.
+   */
+  public static final int DEFAULT_MAX_OPEN_FILES = 64;
 
   public DataWriterSettings {
     Objects.requireNonNull(table, "table is null");
@@ -43,6 +53,24 @@ public record DataWriterSettings(
       throw new IllegalArgumentException(
           "Cannot write to " + table.name() + ": the table has no partition spec " + specId);
     }
+    if (maxOpenFiles <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write to " + table.name() + ": the open-file bound must be positive, not "
+              + maxOpenFiles);
+    }
+  }
+
+  /** Settings with the default open-file bound ({@link #DEFAULT_MAX_OPEN_FILES}). */
+  public DataWriterSettings(
+      Table table,
+      int specId,
+      long targetFileSizeBytes,
+      boolean fanoutEnabled,
+      boolean recordSortOrder,
+      Map<String, String> writeProperties) {
+    this(
+        table, specId, targetFileSizeBytes, fanoutEnabled, recordSortOrder, writeProperties,
+        DEFAULT_MAX_OPEN_FILES);
   }
 
   /** The schema rows are written with: the table's. */
@@ -72,7 +100,8 @@ public record DataWriterSettings(
         && targetFileSizeBytes == that.targetFileSizeBytes
         && fanoutEnabled == that.fanoutEnabled
         && recordSortOrder == that.recordSortOrder
-        && writeProperties.equals(that.writeProperties);
+        && writeProperties.equals(that.writeProperties)
+        && maxOpenFiles == that.maxOpenFiles;
   }
 
   @Override
@@ -92,6 +121,7 @@ public record DataWriterSettings(
         + targetFileSizeBytes
         + ", fanout="
         + fanoutEnabled
+        + (fanoutEnabled ? ", maxOpenFiles=" + maxOpenFiles : "")
         + (recordSortOrder ? ", sortOrderId=" + table.sortOrder().orderId() : "")
         + (writeProperties.isEmpty() ? "" : ", writeProperties=" + new TreeMap<>(writeProperties))
         + "}";

@@ -1,10 +1,12 @@
 package io.floe.spark.write.exec;
 
+import io.floe.spark.types.SparkSchemas;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -12,11 +14,13 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.PartitioningWriter;
 import org.apache.iceberg.io.RollingDataWriter;
@@ -24,15 +28,17 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One task's writer: computes each row's partition with Iceberg's transforms from the table's own
  * source columns and writes the Spark rows as they are into Parquet data files ({@link
- * RowParquetWriter}) that roll at the target size. With {@code fanout-enabled} one file per
- * partition stays open and rows may come in any order; otherwise one file at a time, relying on the
- * ordering the write asks Spark for ({@link ClusteredOrFanoutWriter}). The data files are valid
+ * RowParquetWriter}) that roll at the target size. With the fanout writer one file per partition
+ * stays open, up to the settings' bound ({@link BoundedFanoutWriter}), and rows may come in any
+ * order; otherwise one file at a time, relying on the ordering the write asks Spark for ({@link
+ * ClusteredOrFanoutWriter}). The data files are valid
  * only after {@link #commit()}; {@link #abort()} deletes every file the task opened.
  *
  * <p>When the settings say rows come sorted by the table's sort order, the task's files record
@@ -50,6 +56,8 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
   private final FileIO io;
   private final RowFileWriterFactory files;
   private final PartitioningWriter<InternalRow, DataWriteResult> writer;
+  // the writer again when it takes runs of one partition without a lookup, else null
+  private final PartitionRunWriter runs;
   private final ClusteredOrFanoutWriter fallible;
   private final SortOrder sortOrder;
   private final RowPartitionKey partitionKey;
@@ -83,20 +91,30 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
             .operationId(UUID.randomUUID().toString())
             .build();
     long targetSize = settings.targetFileSizeBytes();
-    if (settings.fanoutEnabled()) {
+    StructType rowType = SparkSchemas.toSpark(schema);
+    BiFunction<PartitionSpec, StructLike, FileWriter<InternalRow, DataWriteResult>> newFile =
+        (fileSpec, partition) ->
+            new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition);
+    if (settings.fanoutEnabled() && spec.isPartitioned()) {
+      this.runs = new BoundedFanoutWriter(table.name(), spec, rowType, newFile, settings.maxOpenFiles());
+      this.writer = runs;
+      this.fallible = null;
+    } else if (settings.fanoutEnabled()) {
       this.writer = new FanoutDataWriter<>(files, locations, io, targetSize);
+      this.runs = null;
       this.fallible = null;
     } else if (spec.isPartitioned()) {
       this.fallible =
           new ClusteredOrFanoutWriter(
               table.name(),
               spec,
-              (fileSpec, partition) ->
-                  new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition),
-              () -> new FanoutDataWriter<>(files, locations, io, targetSize));
+              newFile,
+              () -> new BoundedFanoutWriter(table.name(), spec, rowType, newFile, settings.maxOpenFiles()));
       this.writer = fallible;
+      this.runs = fallible;
     } else {
       this.writer = new ClusteredDataWriter<>(files, locations, io, targetSize);
+      this.runs = null;
       this.fallible = null;
     }
     SortOrder tableOrder = table.sortOrder();
@@ -118,10 +136,10 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
       if (truncateCheck != null) {
         truncateCheck.check(partitionKey.row(), partitionKey);
       }
-      if (changed || fallible == null) {
+      if (changed || runs == null) {
         writer.write(row, spec, partitionKey);
       } else {
-        fallible.writeSamePartition(row, spec, partitionKey);
+        runs.writeSamePartition(row, spec, partitionKey);
       }
     }
   }
