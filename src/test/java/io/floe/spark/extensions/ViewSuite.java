@@ -34,7 +34,9 @@ import org.junit.jupiter.api.TestInstance;
  * Views of a view catalog through {@code FloeSparkSessionExtensions}: each statement's effect
  * checked through Iceberg's core view API, and every read compared with the same query over
  * temporary views of the same rows. Subclasses give the catalog (JDBC on SQLite, REST on loopback);
- * a hadoop catalog {@code hdp} sits beside it to show the error of a catalog without views.
+ * a hadoop catalog {@code hdp} sits beside it to show the error of a catalog without views. The
+ * DDL extension statements run against the same catalogs too, so that their commits are shown to
+ * work through JDBC's and REST's commit paths, not only hadoop's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ViewSuite {
@@ -265,6 +267,40 @@ abstract class ViewSuite {
     spark.sql("DROP VIEW IF EXISTS floe.db.v");
     assertThatThrownBy(() -> spark.sql("DROP VIEW floe.db.t")).hasMessageContaining("DROP TABLE");
     assertThat(spark.sql("SELECT * FROM floe.db.t").count()).isEqualTo(DATA.size());
+  }
+
+  @Test
+  void ddlExtensionStatementsCommitThroughThisCatalog() {
+    spark.sql("CREATE TABLE floe.db.ddl (id BIGINT NOT NULL, data STRING, ts TIMESTAMP) USING iceberg");
+    try {
+      spark.sql("INSERT INTO floe.db.ddl VALUES (1, 'a', TIMESTAMP '2026-01-01 00:00:00')");
+      spark.sql("ALTER TABLE floe.db.ddl ADD PARTITION FIELD days(ts)");
+      spark.sql("ALTER TABLE floe.db.ddl WRITE ORDERED BY id DESC");
+      spark.sql("ALTER TABLE floe.db.ddl SET IDENTIFIER FIELDS id");
+      spark.sql("ALTER TABLE floe.db.ddl CREATE TAG first");
+      spark.sql("ALTER TABLE floe.db.ddl CREATE BRANCH dev");
+      spark.sql("INSERT INTO floe.db.ddl.branch_dev VALUES (2, 'b', TIMESTAMP '2026-01-02 00:00:00')");
+
+      org.apache.iceberg.Table table =
+          ((FloeCatalog) spark.sessionState().catalogManager().catalog("floe"))
+              .icebergCatalog()
+              .loadTable(TableIdentifier.of(Namespace.of("db"), "ddl"));
+      assertThat(table.spec().fields()).singleElement()
+          .satisfies(field -> assertThat(field.transform().toString()).isEqualTo("day"));
+      assertThat(table.sortOrder().fields()).singleElement()
+          .satisfies(field -> assertThat(field.direction().toString()).isEqualTo("DESC"));
+      assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+      assertThat(table.refs()).containsKeys("main", "first", "dev");
+      assertThat(table.refs().get("dev").snapshotId()).isNotEqualTo(table.refs().get("main").snapshotId());
+      assertSameRows(
+          spark.sql("SELECT id, data FROM floe.db.ddl.branch_dev"),
+          spark.sql("SELECT * FROM VALUES (1L, 'a'), (2L, 'b') AS x(id, data)"));
+      assertSameRows(
+          spark.sql("SELECT id, data FROM floe.db.ddl.tag_first"),
+          spark.sql("SELECT * FROM VALUES (1L, 'a') AS x(id, data)"));
+    } finally {
+      spark.sql("DROP TABLE floe.db.ddl");
+    }
   }
 
   @Test
