@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
@@ -29,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One task's writer: computes each row's partition with Iceberg's transforms from the table's own
- * source columns and writes the Spark rows as they are into Parquet data files ({@link
- * RowParquetWriter}) that roll at the target size. With {@code fanout-enabled} one file per
+ * source columns and writes the Spark rows into data files of the write's format ({@link
+ * RowFileWriterFactory}: Parquet, ORC or Avro) that roll at the target size. With {@code fanout-enabled} one file per
  * partition stays open and rows may come in any order; otherwise one file at a time, relying on the
  * ordering the write asks Spark for ({@link ClusteredOrFanoutWriter}). The data files are valid
  * only after {@link #commit()}; {@link #abort()} deletes every file the task opened.
@@ -78,7 +77,7 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
     this.files = new RowFileWriterFactory(table, schema, settings.writeProperties());
     OutputFileFactory locations =
         OutputFileFactory.builderFor(table, partitionId, taskId)
-            .format(FileFormat.PARQUET)
+            .format(files.format())
             .defaultSpec(spec)
             .operationId(UUID.randomUUID().toString())
             .build();
