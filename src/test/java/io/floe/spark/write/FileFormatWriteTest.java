@@ -21,6 +21,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,21 @@ class FileFormatWriteTest extends CatalogTestBase {
     sql(
         "CREATE TABLE floe.db.typed (%s) USING iceberg %s",
         AllTypes.DDL, partitioned ? "PARTITIONED BY (bucket(2, id), i, days(ts))" : "");
-    Dataset<Row> written = spark.createDataFrame(AllTypes.rows(), AllTypes.SCHEMA);
+    Dataset<Row> all = spark.createDataFrame(AllTypes.rows(), AllTypes.SCHEMA);
+    Dataset<Row> written = all;
+    FileFormat expected = FileFormat.fromString(format);
+    if (expected == FileFormat.ORC) {
+      // ORC 1.9 stores the last second before the epoch a second late: refused, not written wrong
+      assertThatThrownBy(() -> all.writeTo("floe.db.typed").option("write-format", format).append())
+          .hasStackTraceContaining(
+              "Cannot write 1969-12-31T23:59:59.999999 into column 'ts' of an ORC file");
+      assertThat(snapshots("db.typed")).isEmpty();
+      written =
+          all.withColumn(
+              "ts",
+              functions.when(functions.col("id").equalTo(3), functions.expr("ts - INTERVAL 1 SECOND"))
+                  .otherwise(functions.col("ts")));
+    }
     written.createOrReplaceTempView("typed_rows");
 
     written.writeTo("floe.db.typed").option("write-format", format).append();
@@ -72,7 +87,6 @@ class FileFormatWriteTest extends CatalogTestBase {
     assertThat(sql("SELECT id, i FROM floe.db.typed WHERE i > 0 ORDER BY id"))
         .containsExactlyElementsOf(sql("SELECT id, i FROM typed_rows WHERE i > 0 ORDER BY id"));
     List<DataFile> files = addedFiles("db.typed");
-    FileFormat expected = FileFormat.fromString(format);
     assertThat(files).isNotEmpty().allSatisfy(file -> assertThat(file.format()).isEqualTo(expected));
     assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(AllTypes.rows().size());
     assertThat(files)
@@ -114,7 +128,7 @@ class FileFormatWriteTest extends CatalogTestBase {
   void aTableOfParquetOrcAndAvroFilesReadsWithFilters() throws Exception {
     sql("CREATE TABLE floe.db.mixed (id BIGINT, part STRING, v DOUBLE) USING iceberg PARTITIONED BY (part)");
     String rows =
-        "SELECT id, CASE WHEN id %% 3 = 0 THEN 'x' ELSE 'y' END AS part, id * 1.5 AS v"
+        "SELECT id, CASE WHEN id %% 3 = 0 THEN 'x' ELSE 'y' END AS part, CAST(id * 1.5 AS DOUBLE) AS v"
             + " FROM range(%d, %d)";
     List<Row> all = new ArrayList<>();
     String[] formats = {"parquet", "orc", "avro"};

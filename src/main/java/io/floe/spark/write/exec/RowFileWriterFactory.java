@@ -105,7 +105,7 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
             .overwrite()
             .build();
     return new DataWriter<>(
-        new RecordAppender(records, new RowToRecord(schema)),
+        new RecordAppender(records, new RowToRecord(schema, format == FileFormat.ORC)),
         format,
         file.encryptingOutputFile().location(),
         spec,

@@ -33,16 +33,28 @@ import org.apache.spark.sql.types.Decimal;
  * value, a decimal that does not fit, a fixed value of the wrong length, a malformed UUID) fails
  * with an {@link IllegalArgumentException} naming the column. Stateless after construction; one per
  * file writer.
+ *
+ * <p>For ORC files it also refuses timestamps from 999 milliseconds to 1 microsecond before
+ * 1970-01-01 00:00:00 UTC: the ORC library Iceberg writes with (1.9) stores them a second late, and
+ * a wrong value is worse than a failed write.
  */
 final class RowToRecord {
   private final Types.StructType struct;
   private final Converter[] fields;
 
-  /** The converter for rows of {@code schema}. */
-  RowToRecord(Schema schema) {
+  /** The first and last microsecond since the epoch that ORC 1.9 writes a second late. */
+  private static final long ORC_SHIFTED_FIRST = -999_000L;
+  private static final long ORC_SHIFTED_LAST = -1L;
+
+  /**
+   * The converter for rows of {@code schema}.
+   *
+   * @param forOrc whether the records go to an ORC file (see the class comment)
+   */
+  RowToRecord(Schema schema, boolean forOrc) {
     Objects.requireNonNull(schema, "schema is null");
     this.struct = schema.asStruct();
-    this.fields = fieldConverters(struct, "");
+    this.fields = fieldConverters(struct, "", forOrc);
   }
 
   /** A new record holding the row's values. */
@@ -64,13 +76,14 @@ final class RowToRecord {
     Object convert(SpecializedGetters data, int ordinal);
   }
 
-  private static Converter[] fieldConverters(Types.StructType struct, String prefix) {
+  private static Converter[] fieldConverters(
+      Types.StructType struct, String prefix, boolean forOrc) {
     List<Types.NestedField> nested = struct.fields();
     Converter[] converters = new Converter[nested.size()];
     for (int i = 0; i < converters.length; i += 1) {
       Types.NestedField field = nested.get(i);
       String column = prefix.isEmpty() ? field.name() : prefix + "." + field.name();
-      converters[i] = nullable(field.isOptional(), column, value(field.type(), column));
+      converters[i] = nullable(field.isOptional(), column, value(field.type(), column, forOrc));
     }
     return converters;
   }
@@ -88,7 +101,7 @@ final class RowToRecord {
     };
   }
 
-  private static Converter value(Type type, String column) {
+  private static Converter value(Type type, String column, boolean forOrc) {
     switch (type.typeId()) {
       case BOOLEAN:
         return SpecializedGetters::getBoolean;
@@ -103,9 +116,21 @@ final class RowToRecord {
       case DATE:
         return (data, ordinal) -> DateTimeUtil.dateFromDays(data.getInt(ordinal));
       case TIMESTAMP:
-        return ((Types.TimestampType) type).shouldAdjustToUTC()
-            ? (data, ordinal) -> DateTimeUtil.timestamptzFromMicros(data.getLong(ordinal))
-            : (data, ordinal) -> DateTimeUtil.timestampFromMicros(data.getLong(ordinal));
+        boolean utc = ((Types.TimestampType) type).shouldAdjustToUTC();
+        return (data, ordinal) -> {
+          long micros = data.getLong(ordinal);
+          if (forOrc && micros >= ORC_SHIFTED_FIRST && micros <= ORC_SHIFTED_LAST) {
+            throw new IllegalArgumentException(
+                String.format(
+                    "Cannot write %s into column '%s' of an ORC file: the ORC library Iceberg writes"
+                        + " with stores timestamps in the last second before 1970-01-01 00:00:00 UTC"
+                        + " a second late; write this table in Parquet or Avro",
+                    DateTimeUtil.timestampFromMicros(micros), column));
+          }
+          return utc
+              ? DateTimeUtil.timestamptzFromMicros(micros)
+              : DateTimeUtil.timestampFromMicros(micros);
+        };
       case STRING:
         return (data, ordinal) -> data.getUTF8String(ordinal).toString();
       case UUID:
@@ -120,7 +145,7 @@ final class RowToRecord {
         return (data, ordinal) -> decimal(data, ordinal, decimal, column);
       case STRUCT:
         Types.StructType struct = type.asStructType();
-        Converter[] converters = fieldConverters(struct, column);
+        Converter[] converters = fieldConverters(struct, column, forOrc);
         int width = struct.fields().size();
         return (data, ordinal) -> struct(struct, converters, data.getStruct(ordinal, width));
       case LIST:
@@ -129,14 +154,17 @@ final class RowToRecord {
             nullable(
                 list.isElementOptional(),
                 column + ".element",
-                value(list.elementType(), column + ".element"));
+                value(list.elementType(), column + ".element", forOrc));
         return (data, ordinal) -> list(data.getArray(ordinal), element);
       case MAP:
         Types.MapType map = type.asMapType();
-        Converter key = nullable(false, column + ".key", value(map.keyType(), column + ".key"));
+        Converter key =
+            nullable(false, column + ".key", value(map.keyType(), column + ".key", forOrc));
         Converter mapValue =
             nullable(
-                map.isValueOptional(), column + ".value", value(map.valueType(), column + ".value"));
+                map.isValueOptional(),
+                column + ".value",
+                value(map.valueType(), column + ".value", forOrc));
         return (data, ordinal) -> map(data.getMap(ordinal), key, mapValue);
       default:
         throw new IllegalArgumentException(
