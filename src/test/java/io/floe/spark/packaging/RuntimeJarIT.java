@@ -59,7 +59,7 @@ class RuntimeJarIT {
 
   @Test
   void theThinJarCarriesIcebergsOrcSupportWithOrcRelocated() throws IOException {
-    List<String> thin = entries(Settings.thinJar());
+    Set<String> thin = entries(Settings.thinJar());
     assertThat(thin)
         .contains(
             "io/floe/spark/FloeCatalog.class",
