@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("packaging")
 class SparkSubmitIT {
-  private static final Duration SUBMIT_TIMEOUT = Duration.ofMinutes(4);
+  private static final Duration SUBMIT_TIMEOUT = Duration.ofMinutes(8);
 
   private static final List<String> STATEMENTS = List.of(
       "CREATE NAMESPACE IF NOT EXISTS cat.db",
