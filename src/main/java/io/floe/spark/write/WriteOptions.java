@@ -5,9 +5,11 @@ import io.floe.spark.util.OptionValues;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.write.exec.DataWriterSettings;
 import java.io.Serializable;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.TableProperties;
@@ -52,10 +54,12 @@ import org.apache.spark.sql.internal.SQLConf;
  *     null for no conflict validation
  * @param validateFromSnapshotId the snapshot conflicts are looked for after ({@code
  *     validate-from-snapshot-id}), or null for the snapshot the write started from
- * @param fileWriteProperties table properties this write's data files are written with instead of
- *     the table's: {@code write.parquet.compression-codec} and {@code -level} from {@code
- *     compression-codec} and {@code compression-level}, {@code write.orc.compression-strategy} from
- *     {@code compression-strategy} (each also from {@code spark.sql.iceberg.<option>})
+ * @param fileWriteProperties table properties this write's files are written with instead of the
+ *     table's: {@code write.format.default} and {@code write.delete.format.default} from {@code
+ *     write-format} and {@code delete-format}, {@code write.<format>.compression-codec} and {@code
+ *     -level} from {@code compression-codec} and {@code compression-level}, {@code
+ *     write.orc.compression-strategy} from {@code compression-strategy} (each also from {@code
+ *     spark.sql.iceberg.<option>})
  * @param pathBased whether the write names its table by location ({@code path}, as {@code
  *     format("floe").save(location)} does): Spark then has no function catalog to compute
  *     partition transforms with, so only identity columns can be distributed and ordered by
@@ -101,6 +105,10 @@ public record WriteOptions(
   public static final String COMPRESSION_CODEC = "compression-codec";
   public static final String COMPRESSION_LEVEL = "compression-level";
   public static final String COMPRESSION_STRATEGY = "compression-strategy";
+  /** The format of the write's data files: parquet, orc or avro. */
+  public static final String WRITE_FORMAT = "write-format";
+  /** The format of the write's position-delete files: parquet, orc or avro. */
+  public static final String DELETE_FORMAT = "delete-format";
   public static final String MERGE_SCHEMA = "merge-schema";
   public static final String FANOUT_MAX_OPEN_FILES = "fanout-max-open-files";
   /** The table property that bounds the files a fanout writer task keeps open (Floe's own). */
@@ -142,6 +150,8 @@ public record WriteOptions(
           COMPRESSION_CODEC,
           COMPRESSION_LEVEL,
           COMPRESSION_STRATEGY,
+          WRITE_FORMAT,
+          DELETE_FORMAT,
           MERGE_SCHEMA,
           FANOUT_MAX_OPEN_FILES,
           MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
@@ -292,13 +302,7 @@ public record WriteOptions(
         check(resolver, tableName, session, CHECK_ORDERING),
         isolationLevel(tableName, resolver.string(ISOLATION_LEVEL, null)),
         resolver.optionalLong(VALIDATE_FROM_SNAPSHOT_ID, null),
-        FileCompression.resolve(
-            "Cannot write to " + tableName,
-            option -> {
-              String value = resolver.string(option, null);
-              return value != null ? value : sessionConf(session, ICEBERG_SESSION_PREFIX + option);
-            },
-            tableProperties),
+        fileWriteProperties(tableName, resolver, session, tableProperties),
         resolver.given("path") || resolver.given("paths"),
         mergeSchema(resolver, tableName, session),
         maxOpenFiles);
@@ -320,6 +324,28 @@ public record WriteOptions(
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
         checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
         fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
+  }
+
+  /**
+   * The file formats ({@link WriteFileFormats}) and compression options ({@link FileCompression})
+   * of the write, as the table properties its files are written with; each option also read from
+   * {@code spark.sql.iceberg.<option>} after Floe's.
+   */
+  private static Map<String, String> fileWriteProperties(
+      String tableName,
+      OptionResolver resolver,
+      SQLConf session,
+      Map<String, String> tableProperties) {
+    UnaryOperator<String> given =
+        option -> {
+          String value = resolver.string(option, null);
+          return value != null ? value : sessionConf(session, ICEBERG_SESSION_PREFIX + option);
+        };
+    String action = "Cannot write to " + tableName;
+    WriteFileFormats formats = WriteFileFormats.resolve(action, given, tableProperties);
+    Map<String, String> properties = new HashMap<>(formats.properties());
+    properties.putAll(FileCompression.resolve(action, given, tableProperties, formats.data()));
+    return properties;
   }
 
   /** {@code merge-schema}, or its other spelling, then the session confs; off by default. */

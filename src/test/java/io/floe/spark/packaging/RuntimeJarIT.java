@@ -50,7 +50,25 @@ class RuntimeJarIT {
             SHADED + "com/github/benmanes/caffeine/cache/Caffeine.class",
             SHADED + "org/apache/hc/client5/http/impl/classic/HttpClients.class",
             SHADED + "dev/failsafe/Failsafe.class",
-            SHADED + "org/apache/parquet/avro/AvroSchemaConverter.class");
+            SHADED + "org/apache/parquet/avro/AvroSchemaConverter.class",
+            "org/apache/iceberg/orc/ORC.class",
+            "org/apache/iceberg/data/orc/GenericOrcWriter.class",
+            SHADED + "org/apache/orc/OrcFile.class",
+            SHADED + "org/apache/orc/storage/ql/exec/vector/VectorizedRowBatch.class");
+  }
+
+  @Test
+  void theThinJarCarriesIcebergsOrcSupportWithOrcRelocated() throws IOException {
+    Set<String> thin = entries(Settings.thinJar());
+    assertThat(thin)
+        .contains(
+            "io/floe/spark/FloeCatalog.class",
+            "org/apache/iceberg/orc/ORC.class",
+            "org/apache/iceberg/data/GenericFormatModels.class",
+            SHADED + "org/apache/orc/OrcFile.class",
+            SHADED + "org/apache/orc/storage/ql/exec/vector/VectorizedRowBatch.class")
+        .noneMatch(entry -> entry.startsWith("org/apache/orc/") || entry.startsWith("org/threeten/"))
+        .noneMatch(entry -> entry.startsWith("org/apache/iceberg/parquet/"));
   }
 
   @Test
@@ -60,7 +78,8 @@ class RuntimeJarIT {
             "org/apache/spark/", "scala/", "org/apache/hadoop/", "org/slf4j/",
             "com/github/benmanes/", "org/apache/hc/", "org/apache/http/", "dev/failsafe/",
             "org/reactivestreams/", "org/apache/parquet/", "shaded/parquet/", "org/apache/avro/",
-            "com/fasterxml/jackson/", "org/roaringbitmap/", "org/apache/commons/");
+            "com/fasterxml/jackson/", "org/roaringbitmap/", "org/apache/commons/",
+            "org/apache/orc/", "org/threeten/");
     for (String prefix : forbidden) {
       assertThat(entries).as("classes under %s", prefix).noneMatch(entry -> entry.startsWith(prefix));
     }

@@ -26,11 +26,12 @@ import org.junit.jupiter.api.Test;
  * --packages} (the thin jar and its POM, installed into a throwaway Maven repository; the other
  * libraries come from the local Maven repository as a cache, or Maven Central) or with {@code
  * --jars} (the shaded runtime jar), and runs SQL that creates a partitioned table, inserts into it
- * and reads it back, in local mode and on a standalone cluster whose executors are separate JVMs.
+ * and reads it back, and does the same with tables of ORC and Avro data files, in local mode and on
+ * a standalone cluster whose executors are separate JVMs.
  */
 @Tag("packaging")
 class SparkSubmitIT {
-  private static final Duration SUBMIT_TIMEOUT = Duration.ofMinutes(4);
+  private static final Duration SUBMIT_TIMEOUT = Duration.ofMinutes(8);
 
   private static final List<String> STATEMENTS = List.of(
       "CREATE NAMESPACE IF NOT EXISTS cat.db",
@@ -41,7 +42,20 @@ class SparkSubmitIT {
       "SELECT id, kind, CAST(ts AS DATE) FROM cat.db.events ORDER BY id",
       "SELECT kind, count(*) FROM cat.db.events WHERE ts >= TIMESTAMP '2024-01-02 00:00:00'"
           + " GROUP BY kind ORDER BY kind",
-      "SELECT operation, summary['added-records'] FROM cat.db.events.snapshots");
+      "SELECT operation, summary['added-records'] FROM cat.db.events.snapshots",
+      // ORC and Avro data files: written through Iceberg's writers and read back, ORC beside the
+      // different orc-core Spark ships
+      "CREATE TABLE cat.db.orc_events (id BIGINT, kind STRING) USING iceberg PARTITIONED BY (kind)"
+          + " TBLPROPERTIES ('write.format.default' = 'orc')",
+      "INSERT INTO cat.db.orc_events VALUES (1, 'click'), (2, 'view'), (3, 'click')",
+      "DELETE FROM cat.db.orc_events WHERE id = 3",
+      "SELECT id, kind FROM cat.db.orc_events WHERE kind = 'click' OR id = 2 ORDER BY id",
+      "SELECT file_format, sum(record_count) FROM cat.db.orc_events.files GROUP BY file_format",
+      "CREATE TABLE cat.db.avro_events (id BIGINT, kind STRING) USING iceberg"
+          + " TBLPROPERTIES ('write.format.default' = 'avro')",
+      "INSERT INTO cat.db.avro_events VALUES (4, 'view'), (5, 'click')",
+      "SELECT id, kind FROM cat.db.avro_events WHERE id > 4",
+      "SELECT file_format, sum(record_count) FROM cat.db.avro_events.files GROUP BY file_format");
 
   private static final List<String> EXPECTED_ROWS = List.of(
       "1|click|2024-01-01",
@@ -49,7 +63,12 @@ class SparkSubmitIT {
       "3|click|2024-01-02",
       "click|1",
       "view|1",
-      "append|3");
+      "append|3",
+      "1|click",
+      "2|view",
+      "ORC|2",
+      "5|click",
+      "AVRO|2");
 
   private static Path root;
   private static SparkDistribution spark;

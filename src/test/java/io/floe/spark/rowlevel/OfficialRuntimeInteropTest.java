@@ -83,7 +83,7 @@ class OfficialRuntimeInteropTest extends SparkTestBase {
    * jar), with catalog {@code off} over this test's warehouse; returns the last statement's rows in
    * the canonical form of {@link io.floe.spark.read.ReadTestSupport#canonicalRows}.
    */
-  private static List<String> official(String... statements) throws IOException, InterruptedException {
+  static List<String> official(String... statements) throws IOException, InterruptedException {
     List<String> classpath = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       boolean iceberg = entry.contains(File.separator + "iceberg" + File.separator)

@@ -10,7 +10,6 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
@@ -34,11 +33,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One task's writer: computes each row's partition with Iceberg's transforms from the table's own
- * source columns and writes the Spark rows as they are into Parquet data files ({@link
- * RowParquetWriter}) that roll at the target size. With the fanout writer one file per partition
- * stays open, up to the settings' bound ({@link BoundedFanoutWriter}), and rows may come in any
- * order; otherwise one file at a time, relying on the ordering the write asks Spark for ({@link
- * ClusteredOrFanoutWriter}). The data files are valid
+ * source columns and writes the Spark rows into data files of the write's format ({@link
+ * RowFileWriterFactory}: Parquet, ORC or Avro) that roll at the target size. With the fanout writer
+ * one file per partition stays open, up to the settings' bound ({@link BoundedFanoutWriter}), and
+ * rows may come in any order; otherwise one file at a time, relying on the ordering the write asks
+ * Spark for ({@link ClusteredOrFanoutWriter}). The data files are valid
  * only after {@link #commit()}; {@link #abort()} deletes every file the task opened.
  *
  * <p>When the settings say rows come sorted by the table's sort order, the task's files record
@@ -86,7 +85,7 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
     this.files = new RowFileWriterFactory(table, schema, settings.writeProperties());
     OutputFileFactory locations =
         OutputFileFactory.builderFor(table, partitionId, taskId)
-            .format(FileFormat.PARQUET)
+            .format(files.format())
             .defaultSpec(spec)
             .operationId(UUID.randomUUID().toString())
             .build();

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * {@link FloeDataWriter}, exactly as an append writes it.
  *
  * <p>Deletes are written as deletion vectors on format v3 ({@link DeletionVectorWriter}: one per
- * data file, merged with its previous deletes) and as position-delete Parquet files on format v2,
- * one per data file or per partition ({@code delete-granularity}), merged with the data file's
+ * data file, merged with its previous deletes) and as position-delete files on format v2 (in the
+ * write's delete format, Parquet by default), one per data file or per partition ({@code
+ * delete-granularity}), merged with the data file's
  * previous file-scoped deletes in the first case. Both writers keep the positions of a data file in
  * memory and write them sorted on close, so the result is right whatever order rows arrive in; the
  * write still asks Spark to order them by {@code _file} and {@code _pos}, which keeps the data
@@ -82,19 +83,23 @@ public final class FloeDeltaWriter implements DeltaWriter<InternalRow> {
             taskId,
             files -> new DeltaTaskResult(files, List.of(), List.of(), List.of()));
     PreviousDeletes previous = new PreviousDeletes(settings.previousDeletes(), io);
+    PositionDeleteFileWriters positionFiles =
+        settings.deletionVectors()
+            ? null
+            : new PositionDeleteFileWriters(
+                table, settings.data().writeProperties(), openedDeleteFiles);
     OutputFileFactory deleteFiles =
         OutputFileFactory.builderFor(table, partitionId, taskId)
-            .format(settings.deletionVectors() ? FileFormat.PUFFIN : FileFormat.PARQUET)
+            .format(positionFiles == null ? FileFormat.PUFFIN : positionFiles.format())
             .operationId(UUID.randomUUID().toString())
             .suffix("deletes")
             .build();
-    if (settings.deletionVectors()) {
+    if (positionFiles == null) {
       this.deleteWriter = new DeletionVectorWriter(deleteFiles, previous, openedDeleteFiles);
     } else {
       this.deleteWriter =
           new FanoutPositionOnlyDeleteWriter<>(
-              new PositionDeleteFileWriters(
-                  table, settings.data().writeProperties(), openedDeleteFiles),
+              positionFiles,
               deleteFiles,
               io,
               settings.targetDeleteFileSizeBytes(),

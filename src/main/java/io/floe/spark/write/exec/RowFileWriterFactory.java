@@ -6,23 +6,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
- * Opens one task's Parquet data files for Spark rows, written by {@link RowParquetWriter} with the
- * table's properties (compression, row group and page sizes, bloom filters) and metrics settings
- * ({@code write.metadata.metrics.*}), as Iceberg's own writer factories do.
+ * Opens one task's data files for Spark rows with the table's properties (compression, row group
+ * and page sizes, bloom filters) and metrics settings ({@code write.metadata.metrics.*}), as
+ * Iceberg's own writer factories do: Parquet files are written by {@link RowParquetWriter} straight
+ * from Spark's values; ORC and Avro files by Iceberg's generic writers, over rows turned into
+ * records ({@link RecordAppender}). The format is the write's ({@link WriteFormats#data}).
  *
  * <p>Remembers the location of every file it opened, including one still open or left broken by a
  * failed write, so that an aborted task can delete them all. Serves data files only: merge-on-read
@@ -34,6 +39,7 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
   private final Schema schema;
   private final Map<String, String> writeProperties;
   private final MetricsConfig metricsConfig;
+  private final FileFormat format;
   private final List<String> opened = new ArrayList<>();
 
   /**
@@ -46,6 +52,12 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
     this.schema = Objects.requireNonNull(schema, "schema is null");
     this.writeProperties = Objects.requireNonNull(writeProperties, "writeProperties is null");
     this.metricsConfig = MetricsConfig.forTable(table);
+    this.format = WriteFormats.data(table, writeProperties);
+  }
+
+  /** The format of the data files this factory opens. */
+  FileFormat format() {
+    return format;
   }
 
   /** The locations of every file this factory opened, in order. */
@@ -58,6 +70,9 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
       EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
     opened.add(file.encryptingOutputFile().location());
     try {
+      if (format != FileFormat.PARQUET) {
+        return generic(file, spec, partition);
+      }
       return Parquet.writeData(file)
           .schema(schema)
           .setAll(table.properties())
@@ -74,6 +89,28 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
           "Cannot open data file " + file.encryptingOutputFile().location() + " of " + table.name(),
           e);
     }
+  }
+
+  private DataWriter<InternalRow> generic(
+      EncryptedOutputFile file, PartitionSpec spec, StructLike partition) throws IOException {
+    DataWriter<Record> records =
+        FormatModelRegistry.<Record, Schema>dataWriteBuilder(format, Record.class, file)
+            .schema(schema)
+            .setAll(table.properties())
+            .setAll(writeProperties)
+            .metricsConfig(metricsConfig)
+            .spec(spec)
+            .partition(partition)
+            .keyMetadata(file.keyMetadata())
+            .overwrite()
+            .build();
+    return new DataWriter<>(
+        new RecordAppender(records, new RowToRecord(schema, format == FileFormat.ORC)),
+        format,
+        file.encryptingOutputFile().location(),
+        spec,
+        partition,
+        file.keyMetadata());
   }
 
   @Override

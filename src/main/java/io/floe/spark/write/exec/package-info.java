@@ -1,6 +1,7 @@
 /**
  * Internal: the executor side of a Floe write. One task's data writer, the clustered and fanout
- * partitioning writers, the row partition key, the Parquet row writer and the write metrics; and
+ * partitioning writers, the row partition key, the Parquet row writer, the row-to-record conversion
+ * that feeds Iceberg's ORC and Avro writers, and the write metrics; and
  * one merge-on-read task's delta writer with its position-delete and deletion-vector writers.
  *
  * <p>Not an API. Types here are public only so that the plan pieces in {@code io.floe.spark.write}
