@@ -2,10 +2,10 @@ package io.floe.spark.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.ChildJvm;
 import io.floe.spark.packaging.SqlApp;
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,14 +68,7 @@ public final class OfficialRuntime {
       }
     }
     classpath.add(RUNTIME_JAR.toString());
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (argument.startsWith("--add-") || argument.startsWith("-XX:+IgnoreUnrecognized")
-          || argument.startsWith("-Djdk.reflect") || argument.startsWith("-Dio.netty")) {
-        command.add(argument);
-      }
-    }
+    List<String> command = ChildJvm.javaWithTestFlags();
     command.add("-Xmx1g");
     command.add("-Dspark.master=local[1]");
     command.add("-Dspark.ui.enabled=false");
