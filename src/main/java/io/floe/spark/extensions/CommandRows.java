@@ -1,22 +1,15 @@
 package io.floe.spark.extensions;
 
-import java.util.List;
-import java.util.Objects;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.read.LocalScan;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
-/** A view statement's output: a few rows computed on the driver, as the local scan a CALL returns. */
-final class CommandRows implements LocalScan {
-  private final StructType schema;
-  private final InternalRow[] rows;
-
-  CommandRows(StructType schema, List<InternalRow> rows) {
-    this.schema = Objects.requireNonNull(schema, "schema is null");
-    this.rows = Objects.requireNonNull(rows, "rows is null").toArray(new InternalRow[0]);
-  }
+/**
+ * The rows of a view statement's output, in Spark's internal form; {@link ViewCommand} returns them
+ * as a {@link io.floe.spark.util.LocalRows} scan.
+ */
+final class CommandRows {
+  private CommandRows() {}
 
   /** A row of strings and booleans, in Spark's internal form. */
   static InternalRow row(Object... values) {
@@ -25,20 +18,5 @@ final class CommandRows implements LocalScan {
       converted[i] = values[i] instanceof String s ? UTF8String.fromString(s) : values[i];
     }
     return new GenericInternalRow(converted);
-  }
-
-  @Override
-  public StructType readSchema() {
-    return schema;
-  }
-
-  @Override
-  public InternalRow[] rows() {
-    return rows.clone();
-  }
-
-  @Override
-  public String description() {
-    return "CommandRows(" + rows.length + " rows, " + schema.simpleString() + ")";
   }
 }

@@ -1,29 +1,24 @@
 package io.floe.spark.extensions;
 
-import java.util.Collections;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
-import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
-import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * An extension statement as the procedure Spark runs for it: the parser hands Spark a {@code CALL}
  * of this procedure, already resolved, and Spark 4.1 runs it once while analysing the statement
  * (as it runs any {@code CALL}), returning no rows. It takes no arguments: it carries its parsed
- * statement.
+ * statement. It is the {@link ViewCommand} of an {@code ALTER TABLE} statement, without output.
  *
  * <p>When called it resolves the table ({@link ExtensionTarget}), commits the statement's change
  * to the live table, and then makes the catalog and Spark's cached plans forget the old state, also
  * when the commit failed (its outcome may be unknown).
  */
-final class ExtensionCommand implements UnboundProcedure, BoundProcedure {
+final class ExtensionCommand extends ViewCommand {
   private final ExtensionStatement statement;
 
   ExtensionCommand(ExtensionStatement statement) {
@@ -40,28 +35,12 @@ final class ExtensionCommand implements UnboundProcedure, BoundProcedure {
   }
 
   @Override
-  public String description() {
-    return name();
+  StructType schema() {
+    return new StructType();
   }
 
   @Override
-  public BoundProcedure bind(StructType inputType) {
-    return this;
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[0];
-  }
-
-  @Override
-  public boolean isDeterministic() {
-    return false;
-  }
-
-  @Override
-  public Iterator<Scan> call(InternalRow input) {
-    SparkSession spark = SparkSession.active();
+  List<InternalRow> run(SparkSession spark) {
     boolean caseSensitive = spark.sessionState().conf().caseSensitiveAnalysis();
     ExtensionTarget target = ExtensionTarget.resolve(spark, statement);
     Table live = target.live();
@@ -72,11 +51,6 @@ final class ExtensionCommand implements UnboundProcedure, BoundProcedure {
     } finally {
       target.invalidate(spark);
     }
-    return Collections.emptyIterator();
-  }
-
-  @Override
-  public String toString() {
-    return "ExtensionCommand{" + name() + "}";
+    return List.of();
   }
 }

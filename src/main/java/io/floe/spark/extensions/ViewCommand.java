@@ -1,5 +1,6 @@
 package io.floe.spark.extensions;
 
+import io.floe.spark.util.LocalRows;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -12,9 +13,9 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A view statement as the procedure Spark runs for it, like {@link ExtensionCommand}: the parser
- * hands Spark a resolved {@code CALL} of it, and Spark 4.1 runs it once while analysing the
- * statement. Each subclass is one statement; it carries what the parser read and returns the rows
+ * A view statement (or, as {@link ExtensionCommand}, a table statement) as the procedure Spark runs
+ * for it: the parser hands Spark a resolved {@code CALL} of it, and Spark 4.1 runs it once while
+ * analysing the statement. Each subclass is one statement; it carries what the parser read and returns the rows
  * of its {@link #schema()} (none for a statement that only changes the catalog).
  */
 abstract class ViewCommand implements UnboundProcedure, BoundProcedure {
@@ -50,7 +51,7 @@ abstract class ViewCommand implements UnboundProcedure, BoundProcedure {
     StructType schema = schema();
     return schema.isEmpty()
         ? Collections.emptyIterator()
-        : List.<Scan>of(new CommandRows(schema, rows)).iterator();
+        : List.<Scan>of(new LocalRows("CommandRows", schema, rows.toArray(new InternalRow[0]))).iterator();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.floe.spark.procedures;
 
+import io.floe.spark.util.LocalRows;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -83,7 +84,7 @@ abstract class BaseProcedure implements UnboundProcedure, BoundProcedure {
   @Override
   public final Iterator<Scan> call(InternalRow input) {
     ProcedureArgs args = new ProcedureArgs(qualifiedName(), declaredParameters(), input);
-    Scan result = new ProcedureResult(outputType(), run(args));
+    Scan result = new LocalRows("ProcedureResult", outputType(), run(args));
     return List.of(result).iterator();
   }
 

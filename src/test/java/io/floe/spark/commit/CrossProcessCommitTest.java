@@ -2,8 +2,8 @@ package io.floe.spark.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.ChildJvm;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,24 +106,11 @@ class CrossProcessCommitTest {
   private Process startDriver(
       String table, String commitId, long from, long to, Path ready, Path go, Path log)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx768m");
-    for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (argument.startsWith("--add-") || argument.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-          || argument.startsWith("-Djdk.reflect") || argument.startsWith("-Dio.netty")) {
-        command.add(argument);
-      }
-    }
-    command.add("-cp");
-    command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    command.add(SameIdWriter.class.getName());
-    command.addAll(
+    return ChildJvm.start(
+        SameIdWriter.class,
         List.of(uri, warehouse, table, commitId, Long.toString(from), Long.toString(to),
-            ready.toString(), go.toString()));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    return builder.start();
+            ready.toString(), go.toString()),
+        log);
   }
 
   private static List<Long> ids(Table table) throws IOException {

@@ -4,19 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.catalog.TestCatalog;
-import io.floe.spark.packaging.SqlApp;
-import java.io.File;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
+import io.floe.spark.read.OfficialRuntime;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -32,13 +26,6 @@ import org.junit.jupiter.api.Test;
  * with its column names and comments.
  */
 class ViewInteropTest {
-  /** Copied into the build folder by the build (maven-dependency-plugin, execution official-runtime). */
-  private static final Path RUNTIME_JAR =
-      Paths.get(
-          Objects.requireNonNull(
-              System.getProperty("floe.officialRuntimeJar"),
-              "system property floe.officialRuntimeJar (set by the build) is missing"));
-
   private static SparkSession spark;
   private static Path warehouse;
   private static Map<String, String> catalogOptions;
@@ -65,7 +52,7 @@ class ViewInteropTest {
 
   @Test
   void eachRuntimeReadsTheOthersViews() throws Exception {
-    assertThat(RUNTIME_JAR).as("the official runtime jar the build copies").exists();
+    assertThat(OfficialRuntime.RUNTIME_JAR).as("the official runtime jar the build copies").exists();
     spark.sql("USE floe.db");
     spark.sql("CREATE VIEW fv (a COMMENT 'the id', b) COMMENT 'by floe' AS SELECT id, data FROM t WHERE id > 1");
     spark.sql("USE spark_catalog.default");
@@ -102,54 +89,11 @@ class ViewInteropTest {
    * printed row, as {@code v1|v2|...}.
    */
   private static List<String> official(String... statements) throws Exception {
-    List<String> classpath = new ArrayList<>();
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      boolean iceberg = entry.contains(File.separator + "iceberg" + File.separator)
-          || entry.contains("org" + File.separator + "apache" + File.separator + "iceberg");
-      boolean floeMain = entry.endsWith("classes") && !entry.endsWith("test-classes");
-      if (!iceberg && !floeMain) {
-        classpath.add(entry);
-      }
-    }
-    classpath.add(RUNTIME_JAR.toString());
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (argument.startsWith("--add-") || argument.startsWith("-XX:+IgnoreUnrecognized")
-          || argument.startsWith("-Djdk.reflect") || argument.startsWith("-Dio.netty")) {
-        command.add(argument);
-      }
-    }
-    command.add("-Xmx1g");
-    command.add("-Dspark.master=local[1]");
-    command.add("-Dspark.ui.enabled=false");
-    command.add("-Dspark.driver.host=127.0.0.1");
-    command.add("-Dspark.sql.shuffle.partitions=2");
-    command.add(
-        "-Dspark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
-    command.add("-Dspark.sql.catalog.floe=org.apache.iceberg.spark.SparkCatalog");
-    catalogOptions.forEach((key, value) -> command.add("-Dspark.sql.catalog.floe." + key + "=" + value));
-    command.add("-cp");
-    command.add(String.join(File.pathSeparator, classpath));
-    command.add(SqlApp.class.getName());
-    command.addAll(List.of(statements));
-    Path log = Files.createTempFile("official-runtime-views", ".log");
-    Process process =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    boolean finished = process.waitFor(300, TimeUnit.SECONDS);
-    if (!finished) {
-      process.destroyForcibly();
-    }
-    List<String> output = Files.readAllLines(log, StandardCharsets.UTF_8);
-    Files.delete(log);
-    assertThat(finished && process.exitValue() == 0)
-        .as(
-            "the official runtime's JVM succeeded:\n%s",
-            String.join("\n", output.subList(Math.max(0, output.size() - 40), output.size())))
-        .isTrue();
-    return output.stream()
-        .filter(line -> line.startsWith("row> "))
-        .map(line -> line.substring("row> ".length()))
-        .toList();
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put(
+        "spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
+    conf.put("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog");
+    catalogOptions.forEach((key, value) -> conf.put("spark.sql.catalog.floe." + key, value));
+    return OfficialRuntime.printedRows(conf, statements);
   }
 }

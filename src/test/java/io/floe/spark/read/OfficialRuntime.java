@@ -2,16 +2,18 @@ package io.floe.spark.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.ChildJvm;
 import io.floe.spark.packaging.SqlApp;
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -19,7 +21,8 @@ import java.util.stream.Collectors;
 /**
  * The official runtime ({@code iceberg-spark-runtime-4.1_2.13}) in a JVM of its own, with Spark and
  * that jar only on its classpath (no Floe, no other Iceberg jar) and catalog {@code off} over a
- * test's hadoop warehouse, as {@code rowlevel.OfficialRuntimeInteropTest} runs it.
+ * test's hadoop warehouse ({@link #run}), or with settings of the test's own ({@link
+ * #printedRows}): the one launcher the interop tests share.
  */
 public final class OfficialRuntime {
   /** Copied into the build folder by the build (maven-dependency-plugin, execution official-runtime). */
@@ -38,6 +41,23 @@ public final class OfficialRuntime {
    */
   public static List<String> run(Path warehouse, String... statements)
       throws IOException, InterruptedException {
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.off.type", "hadoop");
+    conf.put("spark.sql.catalog.off.warehouse", warehouse.toUri().toString());
+    return printedRows(conf, statements).stream()
+        .map(OfficialRuntime::canonical)
+        .sorted()
+        .collect(Collectors.toList());
+  }
+
+  /**
+   * Runs statements in the official runtime's JVM with the given Spark settings (catalogs,
+   * extensions) on top of a small local master; returns every row it prints, as {@code
+   * v1|v2|...}, in the order printed.
+   */
+  public static List<String> printedRows(Map<String, String> sparkConf, String... statements)
+      throws IOException, InterruptedException {
     List<String> classpath = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       boolean iceberg = entry.contains(File.separator + "iceberg" + File.separator)
@@ -48,22 +68,13 @@ public final class OfficialRuntime {
       }
     }
     classpath.add(RUNTIME_JAR.toString());
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (argument.startsWith("--add-") || argument.startsWith("-XX:+IgnoreUnrecognized")
-          || argument.startsWith("-Djdk.reflect") || argument.startsWith("-Dio.netty")) {
-        command.add(argument);
-      }
-    }
+    List<String> command = ChildJvm.javaWithTestFlags();
     command.add("-Xmx1g");
     command.add("-Dspark.master=local[1]");
     command.add("-Dspark.ui.enabled=false");
     command.add("-Dspark.driver.host=127.0.0.1");
     command.add("-Dspark.sql.shuffle.partitions=2");
-    command.add("-Dspark.sql.catalog.off=org.apache.iceberg.spark.SparkCatalog");
-    command.add("-Dspark.sql.catalog.off.type=hadoop");
-    command.add("-Dspark.sql.catalog.off.warehouse=" + warehouse.toUri());
+    sparkConf.forEach((key, value) -> command.add("-D" + key + "=" + value));
     command.add("-cp");
     command.add(String.join(File.pathSeparator, classpath));
     command.add(SqlApp.class.getName());
@@ -82,8 +93,7 @@ public final class OfficialRuntime {
         .isTrue();
     return output.stream()
         .filter(line -> line.startsWith("row> "))
-        .map(line -> canonical(line.substring("row> ".length())))
-        .sorted()
+        .map(line -> line.substring("row> ".length()))
         .collect(Collectors.toList());
   }
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.CommandResultExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
@@ -27,21 +28,38 @@ public final class ScanPlans {
     return nodes;
   }
 
+  /**
+   * Every node of a physical plan, in plan order, through a command's plan and adaptive
+   * execution's stages; with {@code subqueries}, also the nodes of each node's subqueries.
+   */
+  public static List<SparkPlan> nodes(SparkPlan plan, boolean subqueries) {
+    List<SparkPlan> nodes = new ArrayList<>();
+    SparkPlan root = plan instanceof CommandResultExec command ? command.commandPhysicalPlan() : plan;
+    collect(root, nodes, subqueries);
+    return nodes;
+  }
+
   private static void collect(SparkPlan plan, List<SparkPlan> nodes) {
+    collect(plan, nodes, true);
+  }
+
+  private static void collect(SparkPlan plan, List<SparkPlan> nodes, boolean subqueries) {
     if (plan instanceof AdaptiveSparkPlanExec adaptive) {
-      collect(adaptive.executedPlan(), nodes);
+      collect(adaptive.executedPlan(), nodes, subqueries);
       return;
     }
     if (plan instanceof QueryStageExec stage) {
-      collect(stage.plan(), nodes);
+      collect(stage.plan(), nodes, subqueries);
       return;
     }
     nodes.add(plan);
     for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-      collect(child, nodes);
+      collect(child, nodes, subqueries);
     }
-    for (SparkPlan subquery : CollectionConverters.asJava(plan.subqueries())) {
-      collect(subquery, nodes);
+    if (subqueries) {
+      for (SparkPlan subquery : CollectionConverters.asJava(plan.subqueries())) {
+        collect(subquery, nodes, true);
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.OfficialRuntime;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.FileFormat;
@@ -35,7 +36,8 @@ class FileFormatInteropTest extends SparkTestBase {
     }
 
     List<String> official =
-        OfficialRuntimeInteropTest.official(
+        OfficialRuntime.run(
+            warehouse,
             "CREATE TABLE off.interop_fmt.off_orc (id BIGINT, kind STRING, v DOUBLE, d DATE)"
                 + " USING iceberg PARTITIONED BY (kind) TBLPROPERTIES ('write.format.default' = 'orc')",
             "INSERT INTO off.interop_fmt.off_orc SELECT id, IF(id % 2 = 0, 'even', 'odd'),"

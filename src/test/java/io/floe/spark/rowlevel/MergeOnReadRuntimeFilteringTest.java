@@ -6,20 +6,16 @@ import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ScanPlans;
 import io.floe.spark.read.exec.ReaderMetrics;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.CommandResultExec;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.util.QueryExecutionListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Runtime filtering in a merge-on-read MERGE: the target's scan is Floe's ordinary scan, so when
@@ -121,9 +117,7 @@ class MergeOnReadRuntimeFilteringTest extends SparkTestBase {
 
     BatchScanExec targetScan() {
       assertThat(merge).as("the MERGE's plan").isNotNull();
-      List<SparkPlan> nodes = new ArrayList<>();
-      collect(merge, nodes);
-      for (SparkPlan node : nodes) {
+      for (SparkPlan node : ScanPlans.nodes(merge, false)) {
         if (node instanceof BatchScanExec scan
             && scan.scan() instanceof FloeScan floe
             && floe.tableName().endsWith("rtfmor.target")) {
@@ -131,21 +125,6 @@ class MergeOnReadRuntimeFilteringTest extends SparkTestBase {
         }
       }
       throw new AssertionError("No scan of the target in " + merge);
-    }
-
-    private static void collect(SparkPlan plan, List<SparkPlan> nodes) {
-      if (plan instanceof AdaptiveSparkPlanExec adaptive) {
-        collect(adaptive.executedPlan(), nodes);
-        return;
-      }
-      if (plan instanceof QueryStageExec stage) {
-        collect(stage.plan(), nodes);
-        return;
-      }
-      nodes.add(plan);
-      for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-        collect(child, nodes);
-      }
     }
   }
 }

@@ -2,14 +2,13 @@ package io.floe.spark.rowlevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.ChildJvm;
 import io.floe.spark.catalog.TestCatalog;
 import io.floe.spark.rowlevel.SerialOrders.Change;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -147,24 +146,10 @@ class TwoDriverDmlTest extends RowLevelTestBase {
   private static Process startDriver(Path folder, Path result, Path log, String statement)
       throws IOException {
     Map<String, String> options = TestCatalog.JDBC.options(warehouse);
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx768m");
-    for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (argument.startsWith("--add-") || argument.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-          || argument.startsWith("-Djdk.reflect") || argument.startsWith("-Dio.netty")) {
-        command.add(argument);
-      }
-    }
-    command.add("-cp");
-    command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    command.add(DmlDriver.class.getName());
-    command.addAll(
-        List.of(options.get("uri"), options.get("warehouse"), folder.toString(), result.toString(), statement));
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    return builder.start();
+    return ChildJvm.start(
+        DmlDriver.class,
+        List.of(options.get("uri"), options.get("warehouse"), folder.toString(), result.toString(), statement),
+        log);
   }
 
   private static String tail(Path log) throws IOException {

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.SparkTestBase;
-import java.util.ArrayList;
+import io.floe.spark.read.ScanPlans;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.CommandResultExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The writer a write gets by what its distribution guarantees: an INSERT into a partitioned table
@@ -199,27 +195,7 @@ class WriterChoiceTest extends SparkTestBase {
   /** Runs a write and names the nodes of the plan it ran with, through adaptive stages. */
   private static List<String> writePlan(String statement) {
     Dataset<Row> result = spark.sql(statement);
-    List<String> names = new ArrayList<>();
-    collect(((org.apache.spark.sql.classic.Dataset<Row>) result).queryExecution().executedPlan(), names);
-    return names;
-  }
-
-  private static void collect(SparkPlan plan, List<String> names) {
-    if (plan instanceof CommandResultExec command) {
-      collect(command.commandPhysicalPlan(), names);
-      return;
-    }
-    if (plan instanceof AdaptiveSparkPlanExec adaptive) {
-      collect(adaptive.executedPlan(), names);
-      return;
-    }
-    if (plan instanceof QueryStageExec stage) {
-      collect(stage.plan(), names);
-      return;
-    }
-    names.add(plan.getClass().getSimpleName());
-    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-      collect(child, names);
-    }
+    SparkPlan plan = ((org.apache.spark.sql.classic.Dataset<Row>) result).queryExecution().executedPlan();
+    return ScanPlans.nodes(plan, false).stream().map(node -> node.getClass().getSimpleName()).toList();
   }
 }

@@ -16,6 +16,7 @@ public final class FloeRowReader implements PartitionReader<InternalRow> {
   private final TaskPrefetcher<RowTask> tasks;
   private final ReaderMetrics metrics = new ReaderMetrics();
   private RowTask current;
+  private int taskIndex = -1;
   private InternalRow row;
 
   /**
@@ -39,6 +40,7 @@ public final class FloeRowReader implements PartitionReader<InternalRow> {
         return false;
       }
       current = tasks.next();
+      taskIndex++;
       if (current.bytes() > 0) {
         metrics.fileOpened(current.bytes());
       }
@@ -50,6 +52,14 @@ public final class FloeRowReader implements PartitionReader<InternalRow> {
   @Override
   public InternalRow get() {
     return row;
+  }
+
+  /**
+   * The position, in the tasks given, of the task the current row comes from (the prefetcher
+   * hands tasks back in the order given); -1 before the first row.
+   */
+  int taskIndex() {
+    return taskIndex;
   }
 
   @Override

@@ -1,6 +1,5 @@
 package io.floe.spark.read.exec;
 
-import io.floe.spark.types.IcebergToSpark;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +17,9 @@ import org.apache.spark.sql.connector.read.PartitionReader;
  * uses it to add each file's change type, change ordinal and commit snapshot to the file's rows.
  */
 public final class TaskConstantsRowReader implements PartitionReader<InternalRow> {
-  private final TaskPrefetcher<RowTask> tasks;
+  private final FloeRowReader rows;
   private final List<InternalRow> constants;
-  private final ReaderMetrics metrics = new ReaderMetrics();
   private final JoinedRow joined = new JoinedRow();
-  private int taskIndex = -1;
-  private RowTask current;
   private InternalRow row;
 
   /**
@@ -41,28 +37,17 @@ public final class TaskConstantsRowReader implements PartitionReader<InternalRow
           "Cannot read " + settings.tableName() + ": " + tasks.size() + " tasks but "
               + constants.size() + " rows of constants");
     }
-    IcebergToSpark converter = new IcebergToSpark(settings.readSchema().asStruct());
     this.constants = new ArrayList<>(constants);
-    this.tasks =
-        new TaskPrefetcher<>(
-            tasks, settings.prefetchFiles(), task -> RowTask.open(settings, task, converter));
+    this.rows = new FloeRowReader(settings, tasks);
   }
 
   @Override
   public boolean next() throws IOException {
-    while (current == null || !current.hasNext()) {
-      closeCurrent();
-      if (!tasks.hasNext()) {
-        return false;
-      }
-      // the prefetcher hands tasks back in the order given, so the index finds the constants
-      current = tasks.next();
-      taskIndex++;
-      if (current.bytes() > 0) {
-        metrics.fileOpened(current.bytes());
-      }
+    if (!rows.next()) {
+      return false;
     }
-    row = joined.apply(current.next(), constants.get(taskIndex));
+    // the file rows are read as a plain scan reads them; the task index finds their constants
+    row = joined.apply(rows.get(), constants.get(rows.taskIndex()));
     return true;
   }
 
@@ -73,23 +58,11 @@ public final class TaskConstantsRowReader implements PartitionReader<InternalRow
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return metrics.taskValues();
+    return rows.currentMetricsValues();
   }
 
   @Override
   public void close() throws IOException {
-    try {
-      closeCurrent();
-    } finally {
-      tasks.close();
-    }
-  }
-
-  private void closeCurrent() throws IOException {
-    if (current != null) {
-      RowTask closing = current;
-      current = null;
-      closing.close();
-    }
+    rows.close();
   }
 }
