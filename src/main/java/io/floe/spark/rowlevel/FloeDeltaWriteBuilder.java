@@ -22,13 +22,11 @@ import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.deletes.DeleteGranularity;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.util.ContentFileUtil;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.connector.write.DeltaWrite;
 import org.apache.spark.sql.connector.write.DeltaWriteBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
@@ -129,10 +127,7 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
             data,
             deletionVectors,
             mor.granularity(),
-            PropertyUtil.propertyAsLong(
-                table.properties(),
-                TableProperties.DELETE_TARGET_FILE_SIZE_BYTES,
-                TableProperties.DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT),
+            mor.targetDeleteFileSizeBytes(),
             rowId.fieldIndex(MetadataColumns.FILE_PATH.name()),
             rowId.fieldIndex(MetadataColumns.ROW_POSITION.name()),
             metadata.fieldIndex(MetadataColumns.SPEC_ID.name()),

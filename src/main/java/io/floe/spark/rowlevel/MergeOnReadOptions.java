@@ -26,23 +26,34 @@ import org.apache.spark.sql.internal.SQLConf;
  *     partition; format v3 tables always write one deletion vector per data file
  * @param distributionMode {@code distribution-mode}, {@code write.<command>.distribution-mode}:
  *     hash (the default), range or none
+ * @param targetDeleteFileSizeBytes {@code target-delete-file-size-bytes}, {@code
+ *     write.delete.target-file-size-bytes} (default 64 MB): where a position-delete file rolls to
+ *     the next one
  * @param writeOptions the options left for {@link WriteOptions} to resolve (all but {@code
- *     delete-granularity})
+ *     delete-granularity} and {@code target-delete-file-size-bytes})
  */
 public record MergeOnReadOptions(
     IsolationLevel isolationLevel,
     DeleteGranularity granularity,
     DistributionMode distributionMode,
+    long targetDeleteFileSizeBytes,
     Map<String, String> writeOptions) {
 
   /** The write option (and {@code spark.floe.write.} session conf) of the delete granularity. */
   public static final String DELETE_GRANULARITY = "delete-granularity";
+  /** The write option (and session conf) of the position-delete file size; the official name. */
+  public static final String TARGET_DELETE_FILE_SIZE_BYTES = "target-delete-file-size-bytes";
 
   public MergeOnReadOptions {
     Objects.requireNonNull(isolationLevel, "isolationLevel is null");
     Objects.requireNonNull(granularity, "granularity is null");
     Objects.requireNonNull(distributionMode, "distributionMode is null");
     writeOptions = Map.copyOf(Objects.requireNonNull(writeOptions, "writeOptions is null"));
+    if (targetDeleteFileSizeBytes <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot write deletes: option '" + TARGET_DELETE_FILE_SIZE_BYTES + "' must be positive, not "
+              + targetDeleteFileSizeBytes);
+    }
   }
 
   /**
@@ -65,11 +76,23 @@ public record MergeOnReadOptions(
     String granularity = resolver.string(DELETE_GRANULARITY, TableProperties.DELETE_GRANULARITY);
     String distributionProperty = distributionProperty(command);
     String distribution = resolver.string(WriteOptions.DISTRIBUTION_MODE, distributionProperty);
+    long targetDeleteFileSize =
+        resolver.longValue(
+            TARGET_DELETE_FILE_SIZE_BYTES,
+            TableProperties.DELETE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    if (targetDeleteFileSize <= 0) {
+      throw new IllegalArgumentException(
+          action + ": option '" + TARGET_DELETE_FILE_SIZE_BYTES + "' or table property '"
+              + TableProperties.DELETE_TARGET_FILE_SIZE_BYTES + "' must be positive, not "
+              + targetDeleteFileSize);
+    }
 
     Map<String, String> rest = new HashMap<>();
     options.forEach(
         (key, value) -> {
-          if (!key.equalsIgnoreCase(DELETE_GRANULARITY)) {
+          if (!key.equalsIgnoreCase(DELETE_GRANULARITY)
+              && !key.equalsIgnoreCase(TARGET_DELETE_FILE_SIZE_BYTES)) {
             rest.put(key, value);
           }
         });
@@ -81,6 +104,7 @@ public record MergeOnReadOptions(
         distribution == null
             ? DistributionMode.HASH
             : parseDistribution(action, distributionProperty, distribution),
+        targetDeleteFileSize,
         rest);
   }
 
