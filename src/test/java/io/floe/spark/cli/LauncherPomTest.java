@@ -22,7 +22,8 @@ class LauncherPomTest {
     String launcher = Files.readString(ROOT.resolve("launcher/pom.xml"));
 
     for (String property :
-        new String[] {"spark.version", "scala.binary.version", "sqlite.version", "dependency.plugin.version"}) {
+        new String[] {
+          "spark.version", "scala.binary.version", "sqlite.version", "dependency.plugin.version", "orc.version"}) {
       assertThat(tag(launcher, property)).as(property).isEqualTo(tag(project, property));
     }
     assertThat(tag(launcher, "version")).as("version").isEqualTo(tag(project, "version"));
