@@ -50,6 +50,12 @@ public final class FloeScanBuilder
         SupportsPushDownRequiredColumns,
         SupportsPushDownLimit,
         SupportsPushDownAggregates {
+  /**
+   * The session conf that lets Spark's dynamic pruning filter the scan at run time on data columns
+   * too, by their file bounds (default false: partition columns only).
+   */
+  public static final String DATA_COLUMN_RUNTIME_FILTERS = "spark.floe.read.runtime-filter-data-columns";
+
   /** The session conf of write-audit-publish that names the branch a session writes and reads. */
   private static final String WAP_BRANCH_CONF = "spark.wap.branch";
 
@@ -294,7 +300,11 @@ public final class FloeScanBuilder
             options.reportPartitioning() && conf.v2BucketingEnabled(),
             conf.numShufflePartitions(),
             conf.cboEnabled() || conf.planStatsEnabled(),
-            conf.dynamicPartitionPruningEnabled(),
+            // data-column runtime filters give Spark a pruning subquery per join; on TPC-H they cost
+            // more than they saved, so like the official runtime Floe offers only partition
+            // columns unless asked
+            conf.dynamicPartitionPruningEnabled()
+                && Boolean.parseBoolean(conf.getConfString(DATA_COLUMN_RUNTIME_FILTERS, "false").trim()),
             ignoredMetricsFieldIds);
     ScanPlanner.Plan plan =
         incremental != null

@@ -62,6 +62,7 @@ class DataColumnRuntimeFilteringTest extends SparkTestBase {
 
   @BeforeAll
   static void createTables() {
+    spark.conf().set(FloeScanBuilder.DATA_COLUMN_RUNTIME_FILTERS, "true");
     sql("CREATE NAMESPACE IF NOT EXISTS floe.rtf");
     sql(
         "CREATE TABLE floe.rtf.facts (k BIGINT, s STRING, d DATE, dec DECIMAL(12, 2),"

@@ -43,6 +43,7 @@ class ImportedTimestampRuntimeFilterTest extends SparkTestBase {
 
   @BeforeAll
   static void importMillisFiles() throws IOException {
+    spark.conf().set(FloeScanBuilder.DATA_COLUMN_RUNTIME_FILTERS, "true");
     spark.conf().set("spark.sql.session.timeZone", "UTC");
     files = Files.createTempDirectory("floe-rtf-millis");
     spark.conf().set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MILLIS");

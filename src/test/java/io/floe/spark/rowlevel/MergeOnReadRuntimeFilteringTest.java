@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ScanPlans;
 import io.floe.spark.read.exec.ReaderMetrics;
@@ -43,6 +44,7 @@ class MergeOnReadRuntimeFilteringTest extends SparkTestBase {
 
   @BeforeEach
   void createTables() {
+    spark.conf().set(FloeScanBuilder.DATA_COLUMN_RUNTIME_FILTERS, "true");
     sql("CREATE NAMESPACE IF NOT EXISTS floe.rtfmor");
     sql(
         "CREATE TABLE floe.rtfmor.target (k BIGINT, v BIGINT, note STRING) USING iceberg"
