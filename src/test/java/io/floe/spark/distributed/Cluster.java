@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.KryoSerializer;
@@ -155,13 +156,15 @@ final class Cluster {
 
   /**
    * Registers the function {@code throttle(id)}: it returns the id, pausing 1 ms every {@code
-   * rowsPerPause} ids, so that a task calling it for each row runs long enough for an executor to be
-   * killed while it works, however fast the machine is.
+   * rowsPerPause} calls in each executor JVM, so that a task calling it for each row runs long
+   * enough for an executor to be killed while it works, however fast the machine is. The pause
+   * counts calls rather than testing the id, because a statement may call it only for ids of one
+   * residue (an UPDATE of {@code id % 5 = 1} never sees an id divisible by 10).
    */
   static void registerThrottle(SparkSession spark, long rowsPerPause) {
     UDF1<Long, Long> throttle =
         id -> {
-          if (id % rowsPerPause == 0) {
+          if (ThrottleCalls.COUNT.incrementAndGet() % rowsPerPause == 0) {
             Thread.sleep(1);
           }
           return id;
@@ -192,6 +195,11 @@ final class Cluster {
     }
     throw new AssertionError(
         "No task ran for " + taskAge + " before the job ended: raise floe.cluster.rows");
+  }
+
+  /** The calls of {@code throttle} in this JVM; each executor JVM counts its own. */
+  private static final class ThrottleCalls {
+    static final AtomicLong COUNT = new AtomicLong();
   }
 
   static void sleep(long millis) {
