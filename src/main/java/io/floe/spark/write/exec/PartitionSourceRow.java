@@ -146,7 +146,8 @@ final class PartitionSourceRow implements StructLike {
     }
   }
 
-  private static UUID uuid(String text, String column) {
+  /** The UUID a string names; a string that names none fails naming the value and the column. */
+  static UUID uuid(String text, String column) {
     try {
       return UUID.fromString(text);
     } catch (IllegalArgumentException e) {

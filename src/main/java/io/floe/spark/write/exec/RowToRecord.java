@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -134,7 +133,7 @@ final class RowToRecord {
       case STRING:
         return (data, ordinal) -> data.getUTF8String(ordinal).toString();
       case UUID:
-        return (data, ordinal) -> uuid(data.getUTF8String(ordinal).toString(), column);
+        return (data, ordinal) -> PartitionSourceRow.uuid(data.getUTF8String(ordinal).toString(), column);
       case BINARY:
         return (data, ordinal) -> ByteBuffer.wrap(data.getBinary(ordinal));
       case FIXED:
@@ -190,17 +189,6 @@ final class RowToRecord {
       result.put(key.convert(keys, i), value.convert(values, i));
     }
     return result;
-  }
-
-  private static UUID uuid(String text, String column) {
-    try {
-      return UUID.fromString(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Cannot write '%s' into column '%s' of type uuid: not a valid UUID", text, column),
-          e);
-    }
   }
 
   private static byte[] fixed(byte[] bytes, int length, String column) {
