@@ -1,6 +1,7 @@
 package io.floe.spark;
 
 import io.floe.spark.extensions.FloeExtensionsParser;
+import io.floe.spark.extensions.MergeTargetPruning;
 import io.floe.spark.extensions.ViewResolution;
 import org.apache.spark.sql.SparkSessionExtensions;
 import scala.Function1;
@@ -28,6 +29,9 @@ import scala.runtime.BoxedUnit;
  * VIEW ... AS, ALTER VIEW ... SET/UNSET TBLPROPERTIES, DROP VIEW, SHOW VIEWS, SHOW CREATE TABLE and
  * DESCRIBE of a view, and reading a view (an analyzer rule, {@link ViewResolution}).
  *
+ * <p>A planner strategy ({@link MergeTargetPruning}) lets an updating merge-on-read MERGE skip target
+ * files at run time, as Spark already lets a deleting one.
+ *
  * <p>Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
  * and applies it once per session.
  */
@@ -36,6 +40,7 @@ public final class FloeSparkSessionExtensions implements Function1<SparkSessionE
   public BoxedUnit apply(SparkSessionExtensions extensions) {
     extensions.injectParser((session, parser) -> new FloeExtensionsParser(session, parser));
     extensions.injectResolutionRule(ViewResolution::new);
+    extensions.injectPlannerStrategy(session -> new MergeTargetPruning());
     return BoxedUnit.UNIT;
   }
 }
