@@ -193,6 +193,9 @@ public final class ChangelogScan implements Scan, Batch, Serializable {
 
   @Override
   public String toString() {
-    return "ChangelogScan{" + description() + ", partitions=" + partitions().size() + "}";
+    // never plans: a scan is described before Spark asks for its batch, and a stream never does
+    List<ChangelogInputPartition> planned = partitions;
+    return "ChangelogScan{" + description() + ", partitions="
+        + (planned == null ? "not planned" : String.valueOf(planned.size())) + "}";
   }
 }

@@ -173,6 +173,34 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   }
 
   @Test
+  void aCopyOnWriteRewriteOfAFileWithDeletesReadsOnlyTheRowsStillLiveBeforeIt() {
+    create(2, true);
+    sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM VALUES (1L, 'a', 'x'), (2L, 'b', 'x'),"
+        + " (3L, 'c', 'x'), (4L, 'd', 'y') AS v(id, data, cat)", TABLE);
+    sql("DELETE FROM %s WHERE id = 2", TABLE);
+    sql("ALTER TABLE %s SET TBLPROPERTIES ('write.update.mode'='copy-on-write')", TABLE);
+    sql("UPDATE %s SET data = 'c2' WHERE id = 3", TABLE);
+    List<Snapshot> snapshots = snapshots();
+    Snapshot rewrite = snapshots.get(2);
+    assertThat(summary(rewrite, "deleted-data-files")).isPositive();
+    // the rows of the files it removed, as its parent reads them (deletes applied), and of the
+    // files it added: carry-overs included, the row deleted before not
+    String parentFiles = String.format("SELECT DISTINCT _file FROM %s VERSION AS OF %d", TABLE, rewrite.parentId());
+    String files = String.format("SELECT DISTINCT _file FROM %s VERSION AS OF %d", TABLE, rewrite.snapshotId());
+    String expected = String.format(
+        "SELECT id, data, cat, 'DELETE', 0, %dL FROM %s VERSION AS OF %d WHERE _file IN (%s EXCEPT %s)"
+            + " UNION ALL "
+            + "SELECT id, data, cat, 'INSERT', 0, %dL FROM %s VERSION AS OF %d WHERE _file IN (%s EXCEPT %s)",
+        rewrite.snapshotId(), TABLE, rewrite.parentId(), parentFiles, files,
+        rewrite.snapshotId(), TABLE, rewrite.snapshotId(), files, parentFiles);
+    List<String> rows = changes(Map.of("start-snapshot-id", String.valueOf(rewrite.parentId())));
+    assertThat(rows)
+        .isEqualTo(sorted(spark.sql(expected).collectAsList()))
+        .contains("[1,a,x,DELETE,0," + rewrite.snapshotId() + "]")
+        .noneMatch(row -> row.startsWith("[2,"));
+  }
+
+  @Test
   void filtersOnAPartitionedMergeOnReadTableReadTheSameRowsAsSparkFilters() {
     create(3, true);
     changeTheTable(true);
