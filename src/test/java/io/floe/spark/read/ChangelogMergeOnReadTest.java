@@ -252,19 +252,31 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   @Test
   void aSnapshotThatAddedEqualityDeletesFailsNamingItAndEarlierSnapshotsStillRead() throws IOException {
     create(2, true);
-    sql("INSERT INTO %s VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')", TABLE);
+    sql("INSERT INTO %s VALUES (1, 'a', 'x'), (2, 'b', 'x'), (5, 'e', 'x'), (3, 'c', 'y'), (4, 'd', 'y')", TABLE);
     sql("DELETE FROM %s WHERE id = 1", TABLE);
     Table table = icebergTable(spark, "clm.t");
     table.newRowDelta().addDeletes(equalityDeletes(table, "x", "b")).commit();
     List<Snapshot> snapshots = snapshots();
     long equality = snapshots.get(2).snapshotId();
-    assertThat(sql("SELECT id FROM %s", TABLE)).extracting(row -> row.getLong(0)).containsExactly(3L);
+    assertThat(sql("SELECT id FROM %s ORDER BY id", TABLE)).extracting(row -> row.getLong(0))
+        .containsExactly(3L, 4L, 5L);
     assertThatThrownBy(() -> spark.table(TABLE + ".changes").collect())
         .hasMessageContaining("Cannot read " + TABLE + ".changes: snapshot " + equality)
         .hasMessageContaining("added equality delete files");
     assertThat(changes(Map.of("end-snapshot-id", String.valueOf(snapshots.get(1).snapshotId()))))
         .isEqualTo(expectedChanges(snapshots.subList(0, 2)))
         .contains("[1,a,x,DELETE,1," + snapshots.get(1).snapshotId() + "]");
+    // after the equality deletes, they apply as any read applies them: a DELETE of the rows of
+    // the file they delete from reads only the row they left, and one of another file its row
+    sql("DELETE FROM %s WHERE cat = 'x'", TABLE);
+    sql("DELETE FROM %s WHERE id = 3", TABLE);
+    List<Snapshot> after = snapshots();
+    List<String> expected = expectedChanges(after.subList(3, after.size()));
+    assertThat(changes(Map.of("start-snapshot-id", String.valueOf(equality))))
+        .isEqualTo(expected)
+        .containsExactlyInAnyOrder(
+            "[5,e,x,DELETE,0," + after.get(3).snapshotId() + "]",
+            "[3,c,y,DELETE,1," + after.get(4).snapshotId() + "]");
   }
 
   /** An equality delete on {@code data} in the partition {@code cat = <cat>}. */
