@@ -470,7 +470,7 @@ public final class FloeCatalogSupport {
     Identifier base =
         Identifier.of(Arrays.copyOf(namespace, namespace.length - 1), namespace[namespace.length - 1]);
     try {
-      return new FloeChangelogTable(loadIceberg(base));
+      return new FloeChangelogTable(loadIceberg(base), loader(base));
     } catch (NoSuchTableException e) {
       return null;
     }

@@ -1,6 +1,8 @@
 package io.floe.spark.catalog;
 
+import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.ChangelogScanBuilder;
+import io.floe.spark.streaming.FloeStreaming;
 import io.floe.spark.types.SparkSchemas;
 import java.util.EnumSet;
 import java.util.Map;
@@ -21,8 +23,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Copy-on-write rewrites show as the carry-over pairs they are (the same row deleted and inserted
  * in one snapshot); the procedure {@code create_changelog_view} removes them.
  *
- * <p>It offers micro-batch reads only to refuse them with a message that says what to do instead,
- * rather than Spark's bare "does not support micro-batch scan".
+ * <p>With a loader it also reads as a stream ({@code spark.readStream.table("cat.db.t.changes")}),
+ * through the {@code streaming} package's changelog source; without one a streaming read fails with
+ * a message that says what to do instead, rather than Spark's bare "does not support micro-batch
+ * scan".
  */
 public final class FloeChangelogTable implements SupportsRead {
   /** The name a changelog is loaded by, after its table's name. */
@@ -32,10 +36,15 @@ public final class FloeChangelogTable implements SupportsRead {
       EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
 
   private final Table table;
+  private final TableLoader loader;
 
-  /** @param table the table whose changes are read, at its current metadata */
-  public FloeChangelogTable(Table table) {
+  /**
+   * @param table the table whose changes are read, at its current metadata
+   * @param loader how a stream source loads the table again; null for no streaming reads
+   */
+  public FloeChangelogTable(Table table, TableLoader loader) {
     this.table = Objects.requireNonNull(table, "table is null");
+    this.loader = loader;
   }
 
   public Table table() {
@@ -64,7 +73,8 @@ public final class FloeChangelogTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new ChangelogScanBuilder(table, name(), options);
+    ChangelogScanBuilder builder = new ChangelogScanBuilder(table, name(), options);
+    return loader == null ? builder : builder.withStreaming(FloeStreaming.changelogSource(loader));
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.floe.spark.read.plan.ChangeTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -58,11 +59,13 @@ public final class ChangelogReaderFactory implements PartitionReaderFactory {
     List<ChangeTask> tasks = ((ChangelogInputPartition) partition).tasks();
     List<FileScanTask> files = new ArrayList<>(tasks.size());
     List<InternalRow> constants = new ArrayList<>(tasks.size());
+    List<List<DeleteFile>> deletedAfter = new ArrayList<>(tasks.size());
     for (ChangeTask task : tasks) {
       files.add(task.file());
       constants.add(constants(task));
+      deletedAfter.add(task.deletedAfter());
     }
-    return new TaskConstantsRowReader(settings, files, constants);
+    return new TaskConstantsRowReader(settings, files, constants, deletedAfter);
   }
 
   private InternalRow constants(ChangeTask task) {

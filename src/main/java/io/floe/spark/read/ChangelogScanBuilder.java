@@ -8,8 +8,11 @@ import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.iceberg.ChangelogUtil;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
@@ -23,6 +26,7 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -47,6 +51,8 @@ public final class ChangelogScanBuilder
   private final String name;
   private final ReadOptions options;
   private final ChangelogRange range;
+  private final Map<String, String> givenOptions;
+  private ChangelogStreamFactory streams;
   private final List<Predicate> pushed = new ArrayList<>();
   private Expression filter = Expressions.alwaysTrue();
   private StructType requested;
@@ -75,6 +81,16 @@ public final class ChangelogScanBuilder
               + " and " + ChangelogRange.END_TIMESTAMP);
     }
     this.range = ChangelogRange.fromOptions(name, table, options.asCaseSensitiveMap());
+    this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
+  }
+
+  /**
+   * Lets the scans this builds run as a stream source, built by {@code factory}; without it a
+   * streaming read fails saying what to do instead.
+   */
+  public ChangelogScanBuilder withStreaming(ChangelogStreamFactory factory) {
+    this.streams = Objects.requireNonNull(factory, "factory is null");
+    return this;
   }
 
   /** The schema of a table's changelog: the table's columns, then the change columns. */
@@ -139,24 +155,52 @@ public final class ChangelogScanBuilder
       readFields.add(changelogSchema(table).findField(column));
     }
     StructType readSchema = SparkSchemas.toSpark(new Schema(readFields));
-    ChangelogPlanner.Plan plan =
-        range.empty()
-            ? new ChangelogPlanner.Plan(List.of(), new DriverMetrics(0, 0, 0))
-            : ChangelogPlanner.plan(
-                table, name, range.startSnapshotId(), range.endSnapshotId(), filter,
-                options.planOptions());
+    Expression planFilter = filter;
+    Supplier<ChangelogPlanner.Plan> planning =
+        () ->
+            range.empty()
+                ? new ChangelogPlanner.Plan(List.of(), new DriverMetrics(0, 0, 0))
+                : ChangelogPlanner.plan(
+                    table, name, range.startSnapshotId(), range.endSnapshotId(), planFilter,
+                    options.planOptions());
     ReadSettings settings =
         new ReadSettings(
             name, table.io(), tableSchema, dataSchema, options.caseSensitive(),
             options.batchSize(), options.prefetchFiles(),
             options.nameMapping() == null ? null : NameMappingParser.fromJson(options.nameMapping()));
-    return new ChangelogScan(
-        name,
-        range,
-        readSchema,
-        ChangelogInputPartition.of(plan.groups()),
-        new ChangelogReaderFactory(settings, changeColumns),
-        plan.metrics());
+    ChangelogRangePlanner rangePlanner =
+        new ChangelogRangePlanner(name, planFilter, options.planOptions());
+    ChangelogStreamFactory factory = streams;
+    ChangelogScan[] scan = new ChangelogScan[1];
+    Function<String, MicroBatchStream> stream =
+        factory == null ? null : checkpoint -> streamOf(factory, scan[0], rangePlanner, checkpoint);
+    scan[0] =
+        new ChangelogScan(
+            name, range, readSchema, planning, new ChangelogReaderFactory(settings, changeColumns),
+            stream);
+    return scan[0];
+  }
+
+  /** A stream starts where its options say ({@code stream-from-timestamp}), not at a range. */
+  private MicroBatchStream streamOf(
+      ChangelogStreamFactory factory,
+      ChangelogScan scan,
+      ChangelogRangePlanner rangePlanner,
+      String checkpoint) {
+    for (String key : givenOptions.keySet()) {
+      for (String option :
+          List.of(
+              StreamingReadOptionNames.START_SNAPSHOT_ID, StreamingReadOptionNames.END_SNAPSHOT_ID,
+              ChangelogRange.START_TIMESTAMP, ChangelogRange.END_TIMESTAMP)) {
+        if (key.equalsIgnoreCase(option)) {
+          throw new IllegalArgumentException(
+              "Cannot read " + name + " as a stream: option '" + option + "' chooses the snapshots"
+                  + " of a batch read; a stream starts at the table's first snapshot or at "
+                  + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
+        }
+      }
+    }
+    return factory.create(scan, rangePlanner, givenOptions, checkpoint);
   }
 
   /** The change column a requested name is, or null for a table column. */

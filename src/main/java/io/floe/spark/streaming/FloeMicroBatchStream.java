@@ -3,12 +3,6 @@ package io.floe.spark.streaming;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,12 +17,8 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
-import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.util.TableScanUtil;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
@@ -102,16 +92,7 @@ public final class FloeMicroBatchStream
 
   @Override
   public ReadLimit getDefaultReadLimit() {
-    boolean files = settings.maxFiles() != Integer.MAX_VALUE;
-    boolean rows = settings.maxRows() != Integer.MAX_VALUE;
-    if (files && rows) {
-      return ReadLimit.compositeLimit(
-          new ReadLimit[] {ReadLimit.maxFiles(settings.maxFiles()), ReadLimit.maxRows(settings.maxRows())});
-    }
-    if (files) {
-      return ReadLimit.maxFiles(settings.maxFiles());
-    }
-    return rows ? ReadLimit.maxRows(settings.maxRows()) : ReadLimit.allAvailable();
+    return settings.readLimit();
   }
 
   @Override
@@ -308,27 +289,14 @@ public final class FloeMicroBatchStream
 
   /** The first offset, read from the checkpoint, or worked out now and written there. */
   private SnapshotOffset storedInitialOffset() {
-    HadoopFileIO io = new HadoopFileIO(SparkSession.active().sessionState().newHadoopConf());
-    String location = checkpointLocation + "/offsets/0";
-    InputFile stored = io.newInputFile(location);
-    if (stored.exists()) {
-      try (BufferedReader reader =
-          new BufferedReader(new InputStreamReader(stored.newStream(), StandardCharsets.UTF_8))) {
-        return checkedOffset(SnapshotOffset.fromJson(reader.lines().collect(Collectors.joining("\n"))));
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read the stream's first offset from " + location, e);
-      }
-    }
-    table.refresh();
-    lastRefreshMillis = System.currentTimeMillis();
-    SnapshotOffset offset = StreamSnapshots.startingOffset(table, settings.fromTimestamp());
-    OutputFile output = io.newOutputFile(location);
-    try (OutputStream out = output.createOrOverwrite()) {
-      out.write(offset.json().getBytes(StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write the stream's first offset to " + location, e);
-    }
-    return offset;
+    return InitialOffsets.stored(
+        checkpointLocation,
+        () -> {
+          table.refresh();
+          lastRefreshMillis = System.currentTimeMillis();
+          return StreamSnapshots.startingOffset(table, settings.fromTimestamp());
+        },
+        this::checkedOffset);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.floe.spark.streaming;
 
 import io.floe.spark.commit.TableLoader;
+import io.floe.spark.read.ChangelogStreamFactory;
 import io.floe.spark.read.MicroBatchStreamFactory;
 import io.floe.spark.write.StreamingWriteFactory;
 import java.util.Objects;
@@ -21,5 +22,12 @@ public final class FloeStreaming {
   public static MicroBatchStreamFactory source(TableLoader loader) {
     Objects.requireNonNull(loader, "loader is null");
     return (scan, options, checkpoint) -> new FloeMicroBatchStream(loader, scan, options, checkpoint);
+  }
+
+  /** The stream source of a changelog scan: {@link ChangelogMicroBatchStream} over the loaded table. */
+  public static ChangelogStreamFactory changelogSource(TableLoader loader) {
+    Objects.requireNonNull(loader, "loader is null");
+    return (scan, planner, options, checkpoint) ->
+        new ChangelogMicroBatchStream(loader, scan, planner, options, checkpoint);
   }
 }

@@ -4,6 +4,7 @@ import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.StreamingReadOptionNames;
 import io.floe.spark.util.OptionResolver;
 import java.util.Map;
+import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.internal.SQLConf;
 
 /**
@@ -41,6 +42,20 @@ public record StreamingReadSettings(
           "Cannot read a stream: option '" + StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS
               + "' must not be negative, not " + pollingIntervalMs);
     }
+  }
+
+  /** Spark's read limit of these settings: files, rows, both, or all that is available. */
+  public ReadLimit readLimit() {
+    boolean files = maxFiles != Integer.MAX_VALUE;
+    boolean rows = maxRows != Integer.MAX_VALUE;
+    if (files && rows) {
+      return ReadLimit.compositeLimit(
+          new ReadLimit[] {ReadLimit.maxFiles(maxFiles), ReadLimit.maxRows(maxRows)});
+    }
+    if (files) {
+      return ReadLimit.maxFiles(maxFiles);
+    }
+    return rows ? ReadLimit.maxRows(maxRows) : ReadLimit.allAvailable();
   }
 
   /** The settings of a stream over {@code tableName} from the caller's read options. */

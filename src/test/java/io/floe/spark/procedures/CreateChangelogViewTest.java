@@ -14,10 +14,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code create_changelog_view} on a table changed by appends and copy-on-write DELETE, UPDATE and
- * MERGE. The expected rows are Spark's differences of each snapshot's rows and its parent's, read by
+ * MERGE, and the same DML merge-on-read (position deletes in format 2, deletion vectors in 3). The
+ * expected rows are Spark's differences of each snapshot's rows and its parent's, read by
  * time travel: what a snapshot removed and added, less what it rewrote unchanged (the carry-overs);
  * with identifier columns, a removed and an added row of the same id are the update's two images;
  * net changes are the difference between the range's first and last state.
@@ -139,6 +142,36 @@ class CreateChangelogViewTest extends ProcedureTestBase {
     List<String> expected = rows(changesOf(snapshots, 0, UPDATES));
     assertThat(expected).anyMatch(row -> row.contains("UPDATE_BEFORE"));
     assertThat(rows("SELECT * FROM by_id")).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "format {0}")
+  @ValueSource(ints = {2, 3})
+  void mergeOnReadDmlGivesTheSameViewsAsItsRowsDifferences(int formatVersion) {
+    sql("ALTER TABLE %s SET TBLPROPERTIES ('format-version'='%d', 'write.delete.mode'='merge-on-read', "
+        + "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')", TABLE, formatVersion);
+    changeTheTable();
+    List<Snapshot> snapshots = snapshots();
+    assertThat(snapshots).anyMatch(s -> s.summary().containsKey("added-delete-files"));
+    call("create_changelog_view(table => '%s', changelog_view => 'mor_ids', "
+        + "identifier_columns => array('id'))", NAME).collectAsList();
+    List<String> updates = rows(changesOf(snapshots, 0, UPDATES));
+    assertThat(updates).anyMatch(row -> row.contains("UPDATE_BEFORE")).anyMatch(row -> row.contains("UPDATE_AFTER"));
+    assertThat(rows("SELECT * FROM mor_ids")).isEqualTo(updates);
+    call("create_changelog_view(table => '%s', changelog_view => 'mor_plain')", NAME).collectAsList();
+    List<String> plain = rows(changesOf(snapshots, 0, PLAIN));
+    assertThat(rows("SELECT * FROM mor_plain")).isEqualTo(plain);
+    // merge-on-read rewrites no unchanged row: the raw changelog has no carry-over to remove
+    assertThat(rows("SELECT * FROM " + TABLE + ".changes")).isEqualTo(plain);
+    long start = snapshots.get(1).snapshotId();
+    long end = snapshots.get(snapshots.size() - 1).snapshotId();
+    call("create_changelog_view(table => '%s', changelog_view => 'mor_net', net_changes => true, "
+        + "options => map('start-snapshot-id', '%d'))", NAME, start).collectAsList();
+    String net =
+        "SELECT *, 'DELETE' FROM (SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) UNION ALL "
+            + "SELECT *, 'INSERT' FROM (SELECT * FROM %2$s EXCEPT ALL SELECT * FROM %1$s)";
+    assertThat(rows("SELECT id, data, cat, _change_type FROM mor_net"))
+        .isEqualTo(rows(String.format(net, version(start), version(end))))
+        .isNotEmpty();
   }
 
   @Test

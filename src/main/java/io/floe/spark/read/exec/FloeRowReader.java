@@ -2,7 +2,10 @@ package io.floe.spark.read.exec;
 
 import io.floe.spark.types.IcebergToSpark;
 import java.io.IOException;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -30,6 +33,38 @@ public final class FloeRowReader implements PartitionReader<InternalRow> {
             tasks,
             settings.prefetchFiles(),
             task -> RowTask.open(settings, task, converter));
+  }
+
+  /**
+   * A reader that keeps, of the rows of each task, only those its {@code onlyDeletedBy} delete
+   * files delete (all rows where that list is empty), as a changelog reads rows removed by new
+   * position deletes.
+   *
+   * @param settings what the scan's readers share
+   * @param tasks the tasks of one input partition, in order, each a distinct instance
+   * @param onlyDeletedBy for each task, in the same order, position deletes or deletion vectors
+   */
+  FloeRowReader(
+      ReadSettings settings, List<FileScanTask> tasks, List<List<DeleteFile>> onlyDeletedBy) {
+    if (tasks.size() != onlyDeletedBy.size()) {
+      throw new IllegalArgumentException(
+          "Cannot read " + settings.tableName() + ": " + tasks.size() + " tasks but "
+              + onlyDeletedBy.size() + " lists of delete files");
+    }
+    // the prefetcher hands the opener tasks, not positions: find each task's list by identity
+    Map<FileScanTask, List<DeleteFile>> deletedBy = new IdentityHashMap<>();
+    for (int i = 0; i < tasks.size(); i++) {
+      if (deletedBy.put(tasks.get(i), onlyDeletedBy.get(i)) != null) {
+        throw new IllegalArgumentException(
+            "Cannot read " + settings.tableName() + ": a task is listed twice: " + tasks.get(i));
+      }
+    }
+    IcebergToSpark converter = new IcebergToSpark(settings.readSchema().asStruct());
+    this.tasks =
+        new TaskPrefetcher<>(
+            tasks,
+            settings.prefetchFiles(),
+            task -> RowTask.open(settings, task, deletedBy.get(task), converter));
   }
 
   @Override

@@ -5,16 +5,20 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
@@ -57,7 +61,20 @@ final class RowTask implements Closeable {
   }
 
   static RowTask open(ReadSettings settings, FileScanTask task, IcebergToSpark converter) {
-    CloseableIterable<? extends StructLike> records = records(settings, task);
+    return open(settings, task, List.of(), converter);
+  }
+
+  /**
+   * Opens a task keeping, of the rows its delete files leave, only those that {@code onlyDeletedBy}
+   * (position deletes or deletion vectors) delete; with none, every row they leave. A changelog
+   * reads the rows a snapshot's new deletes removed this way.
+   */
+  static RowTask open(
+      ReadSettings settings,
+      FileScanTask task,
+      List<DeleteFile> onlyDeletedBy,
+      IcebergToSpark converter) {
+    CloseableIterable<? extends StructLike> records = records(settings, task, onlyDeletedBy);
     try {
       return new RowTask(records, converter, task.isDataTask() ? 0 : task.length());
     } catch (RuntimeException e) {
@@ -99,7 +116,7 @@ final class RowTask implements Closeable {
   }
 
   private static CloseableIterable<? extends StructLike> records(
-      ReadSettings settings, FileScanTask task) {
+      ReadSettings settings, FileScanTask task, List<DeleteFile> onlyDeletedBy) {
     if (task.isDataTask()) {
       StructProjection projection =
           StructProjection.create(settings.tableSchema(), settings.readSchema());
@@ -109,6 +126,10 @@ final class RowTask implements Closeable {
     GenericDeleteFilter deletes =
         new GenericDeleteFilter(settings.io(), task, settings.tableSchema(), settings.readSchema());
     Schema fileProjection = deletes.requiredSchema();
+    if (!onlyDeletedBy.isEmpty()
+        && fileProjection.findField(MetadataColumns.ROW_POSITION.fieldId()) == null) {
+      fileProjection = TypeUtil.join(fileProjection, new Schema(MetadataColumns.ROW_POSITION));
+    }
     Types.NestedField partitionField =
         settings.readSchema().findField(MetadataColumns.PARTITION_COLUMN_ID);
     Types.StructType partitionType =
@@ -137,7 +158,17 @@ final class RowTask implements Closeable {
     if (settings.nameMapping() != null) {
       builder = builder.withNameMapping(settings.nameMapping());
     }
-    return deletes.filter(builder.build());
+    CloseableIterable<Record> live = deletes.filter(builder.build());
+    if (onlyDeletedBy.isEmpty()) {
+      return live;
+    }
+    int position = fileProjection.columns().indexOf(
+        fileProjection.findField(MetadataColumns.ROW_POSITION.fieldId()));
+    PositionDeleteIndex deleted =
+        new BaseDeleteLoader(settings.io()::newInputFile)
+            .loadPositionDeletes(onlyDeletedBy, task.file().location());
+    return CloseableIterable.filter(
+        live, record -> deleted.isDeleted(record.get(position, Long.class)));
   }
 
   /**

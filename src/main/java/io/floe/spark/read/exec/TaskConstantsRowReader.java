@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
@@ -24,11 +25,17 @@ public final class TaskConstantsRowReader implements PartitionReader<InternalRow
 
   /**
    * @param settings what the scan's readers share; its read schema is the file columns only
-   * @param tasks the tasks of one input partition, in order
+   * @param tasks the tasks of one input partition, in order, each a distinct instance
    * @param constants for each task, in the same order, the columns appended to its rows
+   * @param onlyDeletedBy for each task, in the same order, the position deletes or deletion vectors
+   *     whose deleted rows alone are read (of those the task's own deletes leave), or an empty list
+   *     to read every row the task's deletes leave
    */
   public TaskConstantsRowReader(
-      ReadSettings settings, List<FileScanTask> tasks, List<InternalRow> constants) {
+      ReadSettings settings,
+      List<FileScanTask> tasks,
+      List<InternalRow> constants,
+      List<List<DeleteFile>> onlyDeletedBy) {
     Objects.requireNonNull(settings, "settings is null");
     Objects.requireNonNull(tasks, "tasks is null");
     Objects.requireNonNull(constants, "constants is null");
@@ -38,7 +45,7 @@ public final class TaskConstantsRowReader implements PartitionReader<InternalRow
               + constants.size() + " rows of constants");
     }
     this.constants = new ArrayList<>(constants);
-    this.rows = new FloeRowReader(settings, tasks);
+    this.rows = new FloeRowReader(settings, tasks, onlyDeletedBy);
   }
 
   @Override

@@ -1,23 +1,43 @@
 package io.floe.spark.read.plan;
 
 import java.io.Serializable;
+import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 
 /**
- * One unit of a changelog read, planned on the driver: a data file whose rows all changed the same
- * way in one snapshot. An executor reads the file's rows (less {@code file}'s delete files) and
- * gives each the three change columns carried here.
+ * One unit of a changelog read, planned on the driver: rows of one data file that changed the same
+ * way in one snapshot. It carries everything the executor needs and nothing it must look up:
  *
- * @param file the data file to read, with the delete files to apply to it
- * @param changeType {@value #INSERT} for a file the snapshot added, {@value #DELETE} for one it
- *     removed
+ * <ul>
+ *   <li>a file the snapshot added ({@value #INSERT}): {@code file} carries the delete files live
+ *       after the snapshot (those it added with the file), so its rows are the rows it inserted;
+ *   <li>a file the snapshot removed ({@value #DELETE}, {@code deletedAfter} empty): {@code file}
+ *       carries the delete files live before the snapshot, so its rows are the rows still live
+ *       before the file went;
+ *   <li>a file the snapshot kept but added position deletes or a deletion vector for ({@value
+ *       #DELETE}, {@code deletedAfter} not empty): {@code file} carries the delete files live before
+ *       the snapshot, and {@code deletedAfter} the position deletes live after it; the changed rows
+ *       are those live before that {@code deletedAfter} deletes. A deletion vector that replaces an
+ *       older one thus yields only its newly set positions.
+ * </ul>
+ *
+ * @param file the data file to read, with the delete files that give the rows the change starts from
+ * @param changeType {@value #INSERT} or {@value #DELETE}
  * @param changeOrdinal the snapshot's position among the changelog's snapshots, oldest first, from 0
- * @param commitSnapshotId the snapshot that added or removed the file
+ * @param commitSnapshotId the snapshot that made the change
+ * @param deletedAfter the position-delete files and deletion vectors live for the file after the
+ *     snapshot, when only the rows they delete changed; empty when every row read changed
  */
 public record ChangeTask(
-    FileScanTask file, String changeType, int changeOrdinal, long commitSnapshotId)
+    FileScanTask file,
+    String changeType,
+    int changeOrdinal,
+    long commitSnapshotId,
+    List<DeleteFile> deletedAfter)
     implements Serializable {
   /** The change type of a row that a snapshot added. */
   public static final String INSERT = "INSERT";
@@ -27,12 +47,29 @@ public record ChangeTask(
   public ChangeTask {
     Objects.requireNonNull(file, "file is null");
     Objects.requireNonNull(changeType, "changeType is null");
+    deletedAfter = List.copyOf(Objects.requireNonNull(deletedAfter, "deletedAfter is null"));
     if (!INSERT.equals(changeType) && !DELETE.equals(changeType)) {
       throw new IllegalArgumentException("Cannot plan a change of type " + changeType);
     }
     if (changeOrdinal < 0) {
       throw new IllegalArgumentException("Cannot plan a change with negative ordinal " + changeOrdinal);
     }
+    if (INSERT.equals(changeType) && !deletedAfter.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Cannot plan an INSERT of " + file.file().location() + " limited to deleted rows");
+    }
+    for (DeleteFile delete : deletedAfter) {
+      if (delete.content() != FileContent.POSITION_DELETES) {
+        throw new IllegalArgumentException(
+            "Cannot plan the rows of " + file.file().location() + " deleted by "
+                + delete.location() + ": not a position delete file or deletion vector");
+      }
+    }
+  }
+
+  /** A change of every row that {@code file} reads. */
+  public ChangeTask(FileScanTask file, String changeType, int changeOrdinal, long commitSnapshotId) {
+    this(file, changeType, changeOrdinal, commitSnapshotId, List.of());
   }
 
   /** Bytes the task reads. */
@@ -65,18 +102,23 @@ public record ChangeTask(
   }
 
   private String key() {
-    String deletes =
-        file.deletes().stream()
-            .map(delete -> delete.location())
-            .sorted()
-            .collect(Collectors.joining(","));
     return file.file().location() + "@" + file.start() + "+" + file.length() + "#"
-        + file.file().specId() + "[" + deletes + "]" + file.residual();
+        + file.file().specId() + "[" + locations(file.deletes()) + "]" + file.residual()
+        + "/[" + locations(deletedAfter) + "]";
+  }
+
+  private static String locations(List<DeleteFile> deletes) {
+    return deletes.stream()
+        .map(delete -> delete.location() + ":" + delete.contentOffset())
+        .sorted()
+        .collect(Collectors.joining(","));
   }
 
   @Override
   public String toString() {
     return "ChangeTask{" + changeType + " " + file.file().location() + ", ordinal=" + changeOrdinal
-        + ", snapshot=" + commitSnapshotId + "}";
+        + ", snapshot=" + commitSnapshotId
+        + (deletedAfter.isEmpty() ? "" : ", rows deleted by " + deletedAfter.size() + " delete files")
+        + "}";
   }
 }

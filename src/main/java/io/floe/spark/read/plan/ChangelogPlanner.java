@@ -1,40 +1,42 @@
 package io.floe.spark.read.plan;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import org.apache.iceberg.AddedRowsScanTask;
-import org.apache.iceberg.BaseFileScanTask;
-import org.apache.iceberg.ChangelogScanTask;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.DeletedDataFileScanTask;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.IncrementalChangelogScan;
-import org.apache.iceberg.PartitionSpecParser;
-import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.expressions.ResidualEvaluator;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plans a changelog read on the driver, once, through Iceberg core's incremental changelog scan:
- * every data file that a snapshot between the start (exclusive) and the end (inclusive) added
- * becomes an {@link ChangeTask#INSERT} task, every one it removed a {@link ChangeTask#DELETE}
- * task, each with the snapshot's ordinal and id. Compactions ({@code replace} snapshots) change no
- * row and are passed over, as Iceberg does.
+ * Plans a changelog read on the driver, once. For every snapshot between the start (exclusive) and
+ * the end (inclusive), oldest first, it plans the rows the snapshot changed:
  *
- * <p>Iceberg 1.11's changelog scan cannot tell which rows of a file a delete file removed, and
- * refuses any snapshot that carries delete files. So does this planner, before planning anything,
- * naming the first such snapshot: a changelog without those rows would be wrong, not short.
+ * <ul>
+ *   <li>{@link ChangeTask#INSERT}: the rows of each data file the snapshot added, less the rows that
+ *       delete files it added with them delete;
+ *   <li>{@link ChangeTask#DELETE}: the rows of each data file it removed that were live before it
+ *       (the deletes live at its parent applied), and the rows of each file it kept that position
+ *       deletes or deletion vectors it added delete and that were live before it (so a deletion
+ *       vector replacing an older one yields only its newly set positions).
+ * </ul>
+ *
+ * Each row carries the snapshot's ordinal and id. Compactions ({@code replace} snapshots) change no
+ * row and are passed over, taking no ordinal, as Iceberg does. Copy-on-write DML therefore reads as
+ * the rows of the files it rewrote (carry-overs included), merge-on-read DML as the rows its delete
+ * files delete and the rows it added.
+ *
+ * <p>Which deletes apply to a file at a snapshot is Iceberg's scan planning of that snapshot
+ * ({@link ChangelogLiveFiles}); it is asked only for snapshots whose changes depend on deletes. A
+ * snapshot that added equality delete files is refused, naming it: the rows those delete depend on
+ * values across files, which this planner does not compare.
  */
 public final class ChangelogPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(ChangelogPlanner.class);
@@ -67,7 +69,7 @@ public final class ChangelogPlanner {
    * @param endSnapshotId the last snapshot whose changes are read (inclusive), or null for the
    *     current one
    * @param filter the scan's filter, in the table's column names
-   * @throws UnsupportedOperationException when a snapshot in the range carries delete files
+   * @throws UnsupportedOperationException when a snapshot in the range added equality delete files
    * @throws IllegalArgumentException when the start is not an ancestor of the end
    */
   public static Plan plan(
@@ -91,97 +93,57 @@ public final class ChangelogPlanner {
           "Cannot read " + name + ": start snapshot " + startSnapshotId
               + " is not an ancestor of end snapshot " + end);
     }
-    refuseDeleteFiles(table, name, startSnapshotId, end);
-    IncrementalChangelogScan scan =
-        table.newIncrementalChangelogScan()
-            .toSnapshot(end)
-            .caseSensitive(options.caseSensitive())
-            .filter(filter);
-    if (startSnapshotId != null) {
-      scan = scan.fromSnapshotExclusive(startSnapshotId);
-    }
+    List<Snapshot> range = changedSnapshots(table, startSnapshotId, end);
+    refuseEqualityDeletes(table, name, range);
+    ChangelogSnapshotChanges changes = new ChangelogSnapshotChanges(table, name, filter, options.caseSensitive());
     List<ChangeTask> tasks = new ArrayList<>();
-    String schema = SchemaParser.toJson(table.schema());
-    try (CloseableIterable<ChangelogScanTask> planned = scan.planFiles()) {
-      for (ChangelogScanTask task : planned) {
-        tasks.add(changeTask(name, schema, filter, options.caseSensitive(), task));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot plan the changelog read of " + name, e);
+    for (int ordinal = 0; ordinal < range.size(); ordinal++) {
+      tasks.addAll(changes.plan(range.get(ordinal), ordinal));
     }
     tasks.sort(TASK_ORDER);
     List<List<ChangeTask>> groups = pack(tasks, options);
     long millis = (System.nanoTime() - start) / 1_000_000;
     LOG.info(
-        "Planned the changelog {} after snapshot {} up to {}: {} file tasks in {} input partitions in {} ms",
-        name, startSnapshotId, end, tasks.size(), groups.size(), millis);
+        "Planned the changelog {} after snapshot {} up to {}: {} file tasks in {} input partitions,"
+            + " {} snapshots planned for their deletes, in {} ms",
+        name, startSnapshotId, end, tasks.size(), groups.size(), changes.scans(), millis);
     return new Plan(groups, new DriverMetrics(millis, groups.size(), 0));
   }
 
-  /**
-   * Fails naming the first snapshot of the range, oldest first, whose data depends on delete
-   * files: Iceberg 1.11's changelog scan reads data files whole, so it would report rows a delete
-   * file had removed as still there, and miss the rows it removes.
-   */
-  private static void refuseDeleteFiles(Table table, String name, Long startExclusive, long end) {
+  /** The snapshots of the range that change rows, oldest first: all but compactions. */
+  private static List<Snapshot> changedSnapshots(Table table, Long startExclusive, long end) {
     List<Snapshot> range = new ArrayList<>();
-    SnapshotUtil.ancestorsBetween(table, end, startExclusive).forEach(range::add);
-    for (int i = range.size() - 1; i >= 0; i--) {
-      Snapshot snapshot = range.get(i);
-      if (!DataOperations.REPLACE.equals(snapshot.operation())
-          && !snapshot.deleteManifests(table.io()).isEmpty()) {
-        throw new UnsupportedOperationException(
-            "Cannot read " + name + ": snapshot " + snapshot.snapshotId() + " ("
-                + snapshot.operation() + ") has delete files (position deletes, deletion vectors or"
-                + " equality deletes, as merge-on-read DELETE, UPDATE and MERGE write them), and"
-                + " Iceberg's changelog scan supports no delete files; read a range of snapshots"
-                + " before it, or compact the table (rewrite_data_files with delete-file-threshold)"
-                + " and read changes after the compaction");
+    for (Snapshot snapshot : SnapshotUtil.ancestorsBetween(table, end, startExclusive)) {
+      if (!DataOperations.REPLACE.equals(snapshot.operation())) {
+        range.add(snapshot);
       }
     }
+    Collections.reverse(range);
+    return range;
   }
 
-  private static ChangeTask changeTask(
-      String name,
-      String schema,
-      Expression filter,
-      boolean caseSensitive,
-      ChangelogScanTask task) {
-    if (task instanceof AddedRowsScanTask added) {
-      return new ChangeTask(
-          fileTask(schema, filter, caseSensitive, added.file(), added.deletes(), added.spec()),
-          ChangeTask.INSERT,
-          task.changeOrdinal(),
-          task.commitSnapshotId());
+  /**
+   * Fails naming the first snapshot of the range, oldest first, that added equality delete files:
+   * the rows they delete are found by value in every older file of their partition, which this
+   * planner does not do, and a changelog without those rows would be wrong, not short. Equality
+   * deletes added before the range are applied as any scan applies them.
+   */
+  private static void refuseEqualityDeletes(Table table, String name, List<Snapshot> range) {
+    for (Snapshot snapshot : range) {
+      if (snapshot.deleteManifests(table.io()).isEmpty()) {
+        continue;
+      }
+      for (DeleteFile delete : snapshot.addedDeleteFiles(table.io())) {
+        if (delete.content() == FileContent.EQUALITY_DELETES) {
+          throw new UnsupportedOperationException(
+              "Cannot read " + name + ": snapshot " + snapshot.snapshotId() + " ("
+                  + snapshot.operation() + ") added equality delete files (" + delete.location()
+                  + "), which the changelog does not read; read a range of snapshots before it, or"
+                  + " compact the table (rewrite_data_files with delete-file-threshold) and read"
+                  + " changes after the compaction");
+        }
+      }
     }
-    if (task instanceof DeletedDataFileScanTask deleted) {
-      return new ChangeTask(
-          fileTask(
-              schema, filter, caseSensitive, deleted.file(), deleted.existingDeletes(),
-              deleted.spec()),
-          ChangeTask.DELETE,
-          task.changeOrdinal(),
-          task.commitSnapshotId());
-    }
-    // deleted rows (a delete file added to a live data file): refused above, and never guessed at
-    throw new UnsupportedOperationException(
-        "Cannot read " + name + ": snapshot " + task.commitSnapshotId()
-            + " removed rows with delete files, which the changelog cannot read: " + task);
-  }
-
-  private static FileScanTask fileTask(
-      String schema,
-      Expression filter,
-      boolean caseSensitive,
-      org.apache.iceberg.DataFile file,
-      List<DeleteFile> deletes,
-      org.apache.iceberg.PartitionSpec spec) {
-    return new BaseFileScanTask(
-        file,
-        deletes.toArray(new DeleteFile[0]),
-        schema,
-        PartitionSpecParser.toJson(spec),
-        ResidualEvaluator.of(spec, filter, caseSensitive));
   }
 
   /** Consecutive tasks, in order, packed into groups of about the split size. */

@@ -1,0 +1,254 @@
+package io.floe.spark.streaming;
+
+import io.floe.spark.commit.TableLoader;
+import io.floe.spark.read.ChangelogRangePlanner;
+import io.floe.spark.read.ChangelogScan;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.connector.read.streaming.Offset;
+import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
+import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
+import org.apache.spark.sql.internal.SQLConf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stream source over a table's changelog ({@code <table>.changes}): each micro-batch reads the
+ * changes of whole snapshots of the current ancestry, oldest first, planned on the driver exactly
+ * as a batch read of the changelog plans them ({@link ChangelogRangePlanner}) and read by the scan's
+ * reader factory. Every operation is read, deletes and overwrites (merge-on-read or copy-on-write)
+ * included; compactions change no rows and pass.
+ *
+ * <p>Offsets are {@link SnapshotOffset}s, one step per snapshot: position 0 stands before the
+ * snapshot (the stream's first offset, from {@link StreamSnapshots#startingOffset}: the oldest
+ * snapshot, or the first committed at or after {@code stream-from-timestamp}), position 1 after it.
+ * The first offset is kept in the checkpoint ({@link InitialOffsets}). Rate limits ({@code
+ * max-files-per-micro-batch}, {@code max-rows-per-micro-batch}) count a snapshot's changed files
+ * and rows from its summary and end a micro-batch before the snapshot that would pass them; a
+ * micro-batch always takes at least one snapshot. {@code Trigger.AvailableNow} reads up to the
+ * snapshot current when the query started. In a stream, {@code _change_ordinal} numbers the
+ * snapshots of each micro-batch from 0; {@code _commit_snapshot_id} names the snapshot.
+ */
+public final class ChangelogMicroBatchStream
+    implements MicroBatchStream, SupportsAdmissionControl, SupportsTriggerAvailableNow {
+  private static final Logger LOG = LoggerFactory.getLogger(ChangelogMicroBatchStream.class);
+  private static final long BEFORE = 0;
+  private static final long AFTER = 1;
+
+  private final Table table;
+  private final ChangelogScan scan;
+  private final ChangelogRangePlanner planner;
+  private final StreamingReadSettings settings;
+  private final String checkpointLocation;
+  private long lastRefreshMillis;
+  private Long availableNowSnapshotId;
+  private SnapshotOffset initial;
+
+  /**
+   * @param loader loads the table, once; the stream refreshes it to find new snapshots
+   * @param scan the changelog scan Spark built for the stream
+   * @param planner plans a range of snapshots as the scan plans its batch
+   * @param options the read options the caller gave
+   * @param checkpointLocation the source's folder in the query's checkpoint
+   */
+  public ChangelogMicroBatchStream(
+      TableLoader loader,
+      ChangelogScan scan,
+      ChangelogRangePlanner planner,
+      Map<String, String> options,
+      String checkpointLocation) {
+    Objects.requireNonNull(loader, "loader is null");
+    this.scan = Objects.requireNonNull(scan, "scan is null");
+    this.planner = Objects.requireNonNull(planner, "planner is null");
+    this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
+    this.settings = StreamingReadSettings.resolve(scan.name(), options, SQLConf.get());
+    this.table = loader.load();
+    this.lastRefreshMillis = System.currentTimeMillis();
+  }
+
+  @Override
+  public Offset initialOffset() {
+    if (initial == null) {
+      initial =
+          InitialOffsets.stored(
+              checkpointLocation,
+              () -> {
+                refresh();
+                return StreamSnapshots.startingOffset(table, settings.fromTimestamp());
+              },
+              this::checkedOffset);
+    }
+    return initial;
+  }
+
+  @Override
+  public Offset deserializeOffset(String json) {
+    return checkedOffset(SnapshotOffset.fromJson(json));
+  }
+
+  @Override
+  public ReadLimit getDefaultReadLimit() {
+    return settings.readLimit();
+  }
+
+  @Override
+  public Offset latestOffset() {
+    throw new UnsupportedOperationException(
+        "Cannot read " + scan.name() + " as a stream: Spark must ask for the latest offset with a read limit");
+  }
+
+  /**
+   * The end of the next micro-batch: after as many whole snapshots as the limit allows from {@code
+   * startOffset} (at least one), or null when there is no new snapshot.
+   */
+  @Override
+  public Offset latestOffset(Offset startOffset, ReadLimit limit) {
+    long now = System.currentTimeMillis();
+    if (now - lastRefreshMillis >= settings.pollingIntervalMs()) {
+      refresh();
+    }
+    SnapshotOffset begin = begin((SnapshotOffset) startOffset);
+    Snapshot head =
+        availableNowSnapshotId != null ? table.snapshot(availableNowSnapshotId) : table.currentSnapshot();
+    if (begin.isStart() || head == null) {
+      return null;
+    }
+    BatchLimits limits = BatchLimits.of(limit);
+    long files = 0;
+    long rows = 0;
+    boolean taken = false;
+    Snapshot last = null;
+    for (Snapshot snapshot : unread(begin, head)) {
+      if (!DataOperations.REPLACE.equals(snapshot.operation())) {
+        long snapshotFiles =
+            count(snapshot, SnapshotSummary.ADDED_FILES_PROP)
+                + count(snapshot, SnapshotSummary.DELETED_FILES_PROP)
+                + count(snapshot, SnapshotSummary.ADDED_DELETE_FILES_PROP);
+        long snapshotRows =
+            count(snapshot, SnapshotSummary.ADDED_RECORDS_PROP)
+                + count(snapshot, SnapshotSummary.DELETED_RECORDS_PROP)
+                + count(snapshot, SnapshotSummary.ADDED_POS_DELETES_PROP);
+        if (taken && (files + snapshotFiles > limits.maxFiles() || rows + snapshotRows > limits.maxRows())) {
+          break;
+        }
+        files += snapshotFiles;
+        rows += snapshotRows;
+        taken = true;
+      }
+      last = snapshot;
+    }
+    return last == null ? null : new SnapshotOffset(last.snapshotId(), AFTER, false, begin.tableUuid());
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
+    SnapshotOffset begin = begin((SnapshotOffset) startOffset);
+    SnapshotOffset end = checkedOffset((SnapshotOffset) endOffset);
+    if (begin.isStart() || end.isStart()) {
+      return new InputPartition[0];
+    }
+    Long startExclusive;
+    if (begin.position() == BEFORE) {
+      Long parent = snapshot(begin.snapshotId()).parentId();
+      // a parent that expired is no longer an ancestor to stop at: the range starts at the oldest
+      startExclusive = parent != null && table.snapshot(parent) != null ? parent : null;
+    } else {
+      startExclusive = begin.snapshotId();
+    }
+    snapshot(end.snapshotId());
+    InputPartition[] partitions = planner.plan(table, startExclusive, end.snapshotId());
+    LOG.info(
+        "Micro-batch of {} after snapshot {} up to {}: {} input partitions",
+        scan.name(), startExclusive, end.snapshotId(), partitions.length);
+    return partitions;
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return scan.readerFactory();
+  }
+
+  @Override
+  public void prepareForTriggerAvailableNow() {
+    refresh();
+    Snapshot current = table.currentSnapshot();
+    // no snapshot yet: the stream ends without data, as nothing is available now
+    availableNowSnapshotId = current == null ? Long.valueOf(-1L) : Long.valueOf(current.snapshotId());
+    LOG.info("Trigger.AvailableNow on {}: reading up to snapshot {}", scan.name(), availableNowSnapshotId);
+  }
+
+  @Override
+  public void commit(Offset end) {}
+
+  @Override
+  public void stop() {}
+
+  /** The stream's place: a start before any snapshot is worked out again, as snapshots may exist now. */
+  private SnapshotOffset begin(SnapshotOffset offset) {
+    SnapshotOffset checked = checkedOffset(offset);
+    return checked.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : checked;
+  }
+
+  /** The snapshots after the offset up to {@code head}, oldest first. */
+  private List<Snapshot> unread(SnapshotOffset begin, Snapshot head) {
+    List<Snapshot> snapshots = new ArrayList<>();
+    Snapshot first = snapshot(begin.snapshotId());
+    if (begin.position() == BEFORE) {
+      snapshots.add(first);
+    }
+    if (first.snapshotId() != head.snapshotId()) {
+      snapshots.addAll(StreamSnapshots.after(table, first.snapshotId(), head));
+    }
+    return snapshots;
+  }
+
+  private static long count(Snapshot snapshot, String key) {
+    String value = snapshot.summary() == null ? null : snapshot.summary().get(key);
+    return value == null ? 0 : Long.parseLong(value);
+  }
+
+  private void refresh() {
+    table.refresh();
+    lastRefreshMillis = System.currentTimeMillis();
+  }
+
+  private Snapshot snapshot(long id) {
+    Snapshot snapshot = table.snapshot(id);
+    if (snapshot == null) {
+      // the offset may be newer than the metadata this stream last loaded
+      refresh();
+      snapshot = table.snapshot(id);
+    }
+    if (snapshot == null) {
+      throw new IllegalStateException(
+          "Cannot load current offset at snapshot " + id + " of " + scan.name()
+              + ", the snapshot was expired or removed");
+    }
+    return snapshot;
+  }
+
+  private SnapshotOffset checkedOffset(SnapshotOffset offset) {
+    String uuid = StreamSnapshots.uuid(table);
+    if (offset.tableUuid() != null && uuid != null && !offset.tableUuid().equals(uuid)) {
+      throw new IllegalStateException(
+          "Cannot read " + scan.name() + " as a stream from this checkpoint: its offsets belong"
+              + " to another table (UUID " + offset.tableUuid() + ", this table's is " + uuid + ")");
+    }
+    return offset;
+  }
+
+  @Override
+  public String toString() {
+    return "ChangelogMicroBatchStream{table=" + scan.name() + ", settings=" + settings + "}";
+  }
+}

@@ -1,0 +1,214 @@
+package io.floe.spark.streaming;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.SparkTestBase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.streaming.DataStreamReader;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code spark.readStream.table("<table>.changes")} on a merge-on-read table (format 3: deletion
+ * vectors) with real checkpoints; every micro-batch's rows are recorded on the driver
+ * (foreachBatch). The expected rows are Spark's: per snapshot, its parent's rows {@code EXCEPT
+ * ALL} its rows as DELETE and the other way round as INSERT, read by time travel.
+ */
+class ChangelogStreamTest extends SparkTestBase {
+  private static final String TABLE = "floe.cs.t";
+  // run -> micro-batch id -> its rows (id, data, type, ordinal, snapshot)
+  private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
+
+  private Path checkpoints;
+  private String run;
+
+  @BeforeAll
+  static void namespace() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.cs");
+  }
+
+  @BeforeEach
+  void setUp() throws IOException {
+    checkpoints = Files.createTempDirectory("floe-changelog-checkpoints");
+    run = checkpoints.getFileName().toString();
+    BATCHES.put(run, new TreeMap<>());
+    sql("CREATE TABLE %s (id BIGINT, data STRING) USING iceberg TBLPROPERTIES ('format-version'='3',"
+        + " 'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read',"
+        + " 'write.merge.mode'='merge-on-read')", TABLE);
+  }
+
+  @AfterEach
+  void tearDown() throws IOException, TimeoutException {
+    for (StreamingQuery query : spark.streams().active()) {
+      query.stop();
+    }
+    sql("DROP TABLE IF EXISTS %s", TABLE);
+    deleteRecursively(checkpoints);
+    BATCHES.remove(run);
+  }
+
+  private StreamingQuery start(String... options) throws TimeoutException {
+    DataStreamReader reader = spark.readStream();
+    for (int i = 0; i < options.length; i += 2) {
+      reader = reader.option(options[i], options[i + 1]);
+    }
+    String key = run;
+    VoidFunction2<Dataset<Row>, Long> record =
+        (rows, batchId) -> {
+          List<String> text = new ArrayList<>();
+          for (Row row : rows.collectAsList()) {
+            text.add(row.toString());
+          }
+          BATCHES.get(key).put(batchId, text);
+        };
+    return reader.table(TABLE + ".changes").writeStream()
+        .option("checkpointLocation", checkpoints.resolve("q").toString())
+        .trigger(Trigger.AvailableNow())
+        .foreachBatch(record)
+        .start();
+  }
+
+  private Map<Long, List<String>> batches() {
+    return new TreeMap<>(BATCHES.get(run));
+  }
+
+  /** Every row read so far, without the ordinal (a stream numbers each micro-batch's snapshots). */
+  private List<String> allRows() {
+    List<String> rows = new ArrayList<>();
+    batches().values().forEach(batch -> batch.forEach(row -> rows.add(withoutOrdinal(row))));
+    rows.sort(null);
+    return rows;
+  }
+
+  private static String withoutOrdinal(String row) {
+    String[] values = row.substring(1, row.length() - 1).split(",");
+    return "[" + values[0] + "," + values[1] + "," + values[2] + "," + values[4] + "]";
+  }
+
+  private static List<Snapshot> snapshots() {
+    FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
+    Table table = catalog.icebergCatalog().loadTable(TableIdentifier.parse("cs.t"));
+    List<Snapshot> snapshots = new ArrayList<>();
+    for (Snapshot s = table.currentSnapshot(); s != null;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      snapshots.add(0, s);
+    }
+    return snapshots;
+  }
+
+  private static String version(Long id) {
+    return id == null
+        ? String.format("(SELECT id, data FROM %s WHERE false)", TABLE)
+        : String.format("(SELECT id, data FROM %s VERSION AS OF %d)", TABLE, id);
+  }
+
+  /** Spark's changes of these snapshots (id, data, type, snapshot), compactions passed over. */
+  private static List<String> expected(List<Snapshot> range) {
+    List<String> parts = new ArrayList<>();
+    for (Snapshot snapshot : range) {
+      if (snapshot.operation().equals("replace")) {
+        continue;
+      }
+      String before = version(snapshot.parentId());
+      String after = version(snapshot.snapshotId());
+      parts.add(String.format("SELECT *, 'DELETE', %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+          snapshot.snapshotId(), before, after));
+      parts.add(String.format("SELECT *, 'INSERT', %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+          snapshot.snapshotId(), after, before));
+    }
+    List<String> rows = new ArrayList<>();
+    spark.sql(String.join(" UNION ALL ", parts)).collectAsList().forEach(row -> rows.add(row.toString()));
+    rows.sort(null);
+    return rows;
+  }
+
+  private static void firstChanges() {
+    sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM VALUES (1L, 'a'), (2L, 'b'), (3L, 'c'),"
+        + " (4L, 'd') AS v(id, data)", TABLE);
+    sql("DELETE FROM %s WHERE id = 2", TABLE);
+    sql("UPDATE %s SET data = 'c2' WHERE id = 3", TABLE);
+  }
+
+  private static void moreChanges() {
+    sql("MERGE INTO %s t USING (SELECT 4L AS id, 'd2' AS data UNION ALL SELECT 5L, 'e') s"
+        + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", TABLE);
+    sql("CALL floe.system.rewrite_data_files(table => 'cs.t', options => map('rewrite-all', 'true'))");
+    sql("DELETE FROM %s WHERE id = 1", TABLE);
+  }
+
+  @Test
+  void availableNowReadsEveryChangeOnceAndARestartGoesOnFromTheCheckpoint() throws Exception {
+    firstChanges();
+    start().awaitTermination();
+    List<Snapshot> first = snapshots();
+    assertThat(allRows()).isEqualTo(expected(first)).anyMatch(row -> row.contains("DELETE"));
+    int batchesBefore = batches().size();
+    moreChanges();
+    start().awaitTermination();
+    List<Snapshot> all = snapshots();
+    assertThat(all).extracting(Snapshot::operation).contains("replace");
+    // the restart read only the new snapshots' changes: every change once
+    assertThat(allRows()).isEqualTo(expected(all));
+    List<String> restarted = new ArrayList<>();
+    batches().entrySet().stream()
+        .filter(entry -> entry.getKey() >= batchesBefore)
+        .forEach(entry -> entry.getValue().forEach(row -> restarted.add(withoutOrdinal(row))));
+    restarted.sort(null);
+    assertThat(restarted).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
+  }
+
+  @Test
+  void aFileLimitEndsMicroBatchesBetweenSnapshotsAndOrdinalsCountWithinABatch() throws Exception {
+    firstChanges();
+    moreChanges();
+    start("streaming-max-files-per-micro-batch", "1").awaitTermination();
+    List<Snapshot> all = snapshots();
+    long changing = all.stream().filter(s -> !s.operation().equals("replace")).count();
+    Map<Long, List<String>> batches = batches();
+    // every snapshot changes at least one file: one snapshot per micro-batch
+    assertThat(batches).hasSize((int) changing);
+    for (List<String> batch : batches.values()) {
+      assertThat(batch).isNotEmpty().allMatch(row -> row.split(",")[3].equals("0"));
+      assertThat(batch.stream().map(row -> row.split(",")[4]).distinct()).hasSize(1);
+    }
+    assertThat(allRows()).isEqualTo(expected(all));
+  }
+
+  @Test
+  void streamFromTimestampStartsAtTheFirstSnapshotCommittedAtOrAfterIt() throws Exception {
+    firstChanges();
+    moreChanges();
+    List<Snapshot> all = snapshots();
+    start("stream-from-timestamp", String.valueOf(all.get(2).timestampMillis())).awaitTermination();
+    assertThat(allRows()).isEqualTo(expected(all.subList(2, all.size()))).isNotEmpty();
+  }
+
+  @Test
+  void theOptionsOfABatchRangeFailAStream() {
+    firstChanges();
+    assertThatThrownBy(() -> start("start-snapshot-id", String.valueOf(snapshots().get(0).snapshotId()))
+            .awaitTermination())
+        .hasStackTraceContaining("Cannot read " + TABLE + ".changes as a stream: option 'start-snapshot-id'"
+            + " chooses the snapshots of a batch read");
+  }
+}
