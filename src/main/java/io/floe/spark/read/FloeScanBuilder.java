@@ -76,6 +76,7 @@ public final class FloeScanBuilder
   private Aggregation askedAggregation;
   private Optional<MetadataAggregates.Answer> askedAnswer = Optional.empty();
   private MetadataAggregates.Answer aggregateAnswer;
+  private boolean wholeFiles;
 
   /**
    * @param table the table or metadata table to scan
@@ -102,6 +103,16 @@ public final class FloeScanBuilder
       throw new IllegalArgumentException(
           "Cannot read " + table.name() + ": Cannot use time travel in incremental scan");
     }
+  }
+
+  /**
+   * Makes the built scan read every row of each file it plans (a copy-on-write scan, which copies
+   * the rows it does not change): pushed filters still prune whole files, by partition and column
+   * metrics, in the one planning pass, but never row groups inside a file.
+   */
+  public FloeScanBuilder readingWholeFiles() {
+    this.wholeFiles = true;
+    return this;
   }
 
   /** Lets the built scan run as a stream's source ({@link FloeScan#toMicroBatchStream}). */
@@ -305,7 +316,8 @@ public final class FloeScanBuilder
             // columns unless asked
             conf.dynamicPartitionPruningEnabled()
                 && Boolean.parseBoolean(conf.getConfString(DATA_COLUMN_RUNTIME_FILTERS, "false").trim()),
-            ignoredMetricsFieldIds);
+            ignoredMetricsFieldIds,
+            wholeFiles);
     ScanPlanner.Plan plan =
         incremental != null
             ? IncrementalPlanner.plan(

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.UUID;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
@@ -100,15 +101,31 @@ final class CopyOnWriteOperation implements RowLevelOperation {
     };
   }
 
-  /** The operation's options with the write's own (Spark passes the relation's options) on top. */
+  /**
+   * The operation's options with the write's own (Spark passes the relation's options) on top,
+   * and the command's distribution mode ({@link RowLevelDistributionMode}) in place of the
+   * insert's.
+   */
   private WriteOptions withWriteOptions(LogicalWriteInfo info) {
     Map<String, String> given = info.options().asCaseSensitiveMap();
-    if (given.isEmpty()) {
-      return options;
+    Map<String, String> merged = operationOptions;
+    WriteOptions resolved = options;
+    if (!given.isEmpty()) {
+      merged = new HashMap<>(operationOptions);
+      merged.putAll(given);
+      resolved = resolve(merged, options.branch());
     }
-    Map<String, String> merged = new HashMap<>(operationOptions);
-    merged.putAll(given);
-    return resolve(merged, options.branch());
+    PartitionSpec spec =
+        resolved.outputSpecId() == null ? table.spec() : table.specs().get(resolved.outputSpecId());
+    if (spec == null) {
+      throw new IllegalArgumentException(
+          "Cannot " + command + " " + table.name() + ": option '" + WriteOptions.OUTPUT_SPEC_ID
+              + "' names no partition spec of the table: " + resolved.outputSpecId());
+    }
+    return resolved.withDistributionMode(
+        RowLevelDistributionMode.copyOnWrite(
+            table.name(), command, merged, SQLConf.get(), table.properties(), spec,
+            table.sortOrder(), resolved.distributionMode()));
   }
 
   private WriteOptions resolve(Map<String, String> given, String branch) {

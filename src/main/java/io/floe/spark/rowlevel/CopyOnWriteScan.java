@@ -58,17 +58,16 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
   private Set<String> runtimeFiles;
 
   /**
-   * @param planned the scan of every file of the snapshot, without residual filters
+   * @param planned the scan of the files of the snapshot the condition may match, without
+   *     residual filters
    * @param filter the operation's condition as pushed (a superset of the rows it changes); the
    *     commit's conflict-detection filter
-   * @param candidates the files the condition may match, or null for all planned files
    */
-  CopyOnWriteScan(String tableName, FloeScan planned, Expression filter, Set<String> candidates) {
+  CopyOnWriteScan(String tableName, FloeScan planned, Expression filter) {
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
     this.filter = Objects.requireNonNull(filter, "filter is null");
-    Objects.requireNonNull(planned, "planned is null");
-    this.planned = candidates == null ? planned : narrow(planned, candidates);
-    this.current = this.planned;
+    this.planned = Objects.requireNonNull(planned, "planned is null");
+    this.current = planned;
   }
 
   /** The snapshot read, or null for a table without one. */

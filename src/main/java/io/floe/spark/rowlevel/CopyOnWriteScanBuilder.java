@@ -4,8 +4,6 @@ import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.ReadOptions;
-import io.floe.spark.read.plan.manifest.DataManifestPlanner;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,15 +27,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * every row of each file it reads, since the rows a DELETE or UPDATE leaves alone are copied.
  *
  * <p>Spark pushes the operation's condition here only to choose which files to read; it filters
- * the rows itself. So the condition prunes whole files (by partition and by column metrics, as
- * Iceberg's planning does) but never row groups inside a file: the files are planned without a
- * filter, so their tasks carry no residual, and then the files the condition cannot match are
- * dropped. Every predicate is handed back to Spark.
+ * the rows itself. So the condition prunes whole files (manifests by their partition summaries,
+ * files by partition and column metrics, as Iceberg's planning does) but never row groups inside a
+ * file: the snapshot is planned once, with the condition, into tasks that carry no residual ({@link
+ * FloeScanBuilder#readingWholeFiles}). Every predicate is handed back to Spark.
  */
 final class CopyOnWriteScanBuilder
     implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
   private final Table table;
-  private final Long snapshotId;
   private final FloeScanBuilder delegate;
   private final Consumer<CopyOnWriteScan> onBuild;
   private final Set<Integer> ignoredMetricsFieldIds;
@@ -56,8 +53,8 @@ final class CopyOnWriteScanBuilder
       Consumer<CopyOnWriteScan> onBuild) {
     this.table = Objects.requireNonNull(table, "table is null");
     this.onBuild = Objects.requireNonNull(onBuild, "onBuild is null");
-    this.snapshotId = snapshotId;
-    this.delegate = new FloeScanBuilder(table, snapshotId, table.schema(), options);
+    this.delegate =
+        new FloeScanBuilder(table, snapshotId, table.schema(), options).readingWholeFiles();
     this.ignoredMetricsFieldIds =
         ReadOptions.resolve(options.asCaseSensitiveMap(), SQLConf.get(), table.properties())
             .ignoredMetricsFieldIds(table.schema());
@@ -75,6 +72,9 @@ final class CopyOnWriteScanBuilder
     }
     this.filter = Expressions.and(filter, converted);
     this.pushed = predicates.clone();
+    // the delegate prunes files by the same predicates (and leaves out the same ignored-metrics
+    // columns); what it would hand back to Spark does not matter, as every predicate goes back
+    delegate.pushPredicates(predicates);
     return predicates;
   }
 
@@ -107,20 +107,7 @@ final class CopyOnWriteScanBuilder
 
   @Override
   public Scan build() {
-    FloeScan planned = (FloeScan) delegate.build();
-    Set<String> candidates = null;
-    // a condition names columns of the table's schema; a snapshot planned in another schema (a
-    // branch behind a rename) is not pruned by it, which only reads more files
-    if (snapshotId != null
-        && filter.op() != Expression.Operation.TRUE
-        && DataManifestPlanner.planningSchema(table, snapshotId).sameSchema(table.schema())) {
-      Set<String> matching = new HashSet<>();
-      DataManifestPlanner.planFiles(
-          table, snapshotId, filter, true, List.of(),
-          task -> matching.add(task.file().location()));
-      candidates = matching;
-    }
-    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), planned, filter, candidates);
+    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), (FloeScan) delegate.build(), filter);
     onBuild.accept(scan);
     return scan;
   }

@@ -2,16 +2,15 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.write.DistributedWrite;
 import io.floe.spark.write.WriteContext;
-import io.floe.spark.write.WriteDistribution;
 import java.util.Objects;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
 
 /**
- * The write of a copy-on-write operation (Spark's ReplaceData): the rows that stay are written as
- * an insert into the table would be, with the table's distribution and ordering ({@link
- * WriteDistribution}), and committed by {@link CopyOnWriteBatchWrite}.
+ * The write of a copy-on-write operation (Spark's ReplaceData): the rows that stay are written
+ * with the distribution of the command's mode and the insert's ordering ({@link
+ * CopyOnWriteDistribution}), and committed by {@link CopyOnWriteBatchWrite}.
  */
 final class CopyOnWriteWrite extends DistributedWrite {
   private final WriteContext context;
@@ -21,7 +20,10 @@ final class CopyOnWriteWrite extends DistributedWrite {
 
   CopyOnWriteWrite(
       WriteContext context, Command command, CopyOnWriteScan scan, IsolationLevel isolationLevel) {
-    super(WriteDistribution.of(Objects.requireNonNull(context, "context is null")));
+    super(
+        CopyOnWriteDistribution.of(
+            Objects.requireNonNull(context, "context is null"),
+            Objects.requireNonNull(command, "command is null")));
     this.context = context;
     this.command = Objects.requireNonNull(command, "command is null");
     this.scan = scan;

@@ -24,8 +24,9 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param granularity {@code delete-granularity}, {@code write.delete.granularity}: {@code file}
  *     (the default) writes one position-delete file per data file, {@code partition} one per
  *     partition; format v3 tables always write one deletion vector per data file
- * @param distributionMode {@code distribution-mode}, {@code write.<command>.distribution-mode}:
- *     hash (the default), range or none
+ * @param distributionMode {@code distribution-mode} (and its session confs, {@code
+ *     spark.sql.iceberg.distribution-mode} among them), {@code write.<command>.distribution-mode}:
+ *     hash (the default), range or none ({@link RowLevelDistributionMode})
  * @param targetDeleteFileSizeBytes {@code target-delete-file-size-bytes}, {@code
  *     write.delete.target-file-size-bytes} (default 64 MB): where a position-delete file rolls to
  *     the next one
@@ -74,8 +75,6 @@ public record MergeOnReadOptions(
     String isolationProperty = isolationProperty(command);
     String isolation = resolver.string(WriteOptions.ISOLATION_LEVEL, isolationProperty);
     String granularity = resolver.string(DELETE_GRANULARITY, TableProperties.DELETE_GRANULARITY);
-    String distributionProperty = distributionProperty(command);
-    String distribution = resolver.string(WriteOptions.DISTRIBUTION_MODE, distributionProperty);
     long targetDeleteFileSize =
         resolver.longValue(
             TARGET_DELETE_FILE_SIZE_BYTES,
@@ -101,9 +100,7 @@ public record MergeOnReadOptions(
             ? IsolationLevel.SERIALIZABLE
             : parseIsolation(action, WriteOptions.ISOLATION_LEVEL, isolationProperty, isolation),
         granularity == null ? DeleteGranularity.FILE : parseGranularity(action, granularity),
-        distribution == null
-            ? DistributionMode.HASH
-            : parseDistribution(action, distributionProperty, distribution),
+        RowLevelDistributionMode.mergeOnRead(tableName, command, options, session, tableProperties),
         targetDeleteFileSize,
         rest);
   }
@@ -113,14 +110,6 @@ public record MergeOnReadOptions(
       case DELETE -> TableProperties.DELETE_ISOLATION_LEVEL;
       case UPDATE -> TableProperties.UPDATE_ISOLATION_LEVEL;
       case MERGE -> TableProperties.MERGE_ISOLATION_LEVEL;
-    };
-  }
-
-  static String distributionProperty(Command command) {
-    return switch (command) {
-      case DELETE -> TableProperties.DELETE_DISTRIBUTION_MODE;
-      case UPDATE -> TableProperties.UPDATE_DISTRIBUTION_MODE;
-      case MERGE -> TableProperties.MERGE_DISTRIBUTION_MODE;
     };
   }
 
@@ -147,16 +136,5 @@ public record MergeOnReadOptions(
     throw new IllegalArgumentException(
         action + ": option '" + DELETE_GRANULARITY + "' or table property '"
             + TableProperties.DELETE_GRANULARITY + "' must be file or partition, not '" + value + "'");
-  }
-
-  private static DistributionMode parseDistribution(String action, String property, String value) {
-    for (DistributionMode mode : DistributionMode.values()) {
-      if (mode.modeName().equalsIgnoreCase(value.trim())) {
-        return mode;
-      }
-    }
-    throw new IllegalArgumentException(
-        action + ": option '" + WriteOptions.DISTRIBUTION_MODE + "' or table property '" + property
-            + "' must be none, hash or range, not '" + value + "'");
   }
 }

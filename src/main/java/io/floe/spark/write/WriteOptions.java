@@ -326,6 +326,14 @@ public record WriteOptions(
         fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
   }
 
+  /** These options with another distribution mode (null for the table's default). */
+  public WriteOptions withDistributionMode(DistributionMode mode) {
+    return new WriteOptions(
+        commitId, targetFileSizeBytes, fanout, branch, mode, advisoryPartitionSizeBytes,
+        outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
+        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
+  }
+
   /**
    * The file formats ({@link WriteFileFormats}) and compression options ({@link FileCompression})
    * of the write, as the table properties its files are written with; each option also read from

@@ -3,6 +3,7 @@ package io.floe.spark.read.plan;
 import io.floe.spark.read.plan.manifest.DataManifestPlanner;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -12,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -56,6 +58,9 @@ public final class ScanPlanner {
    * @param runtimeFilters whether to keep the bounds of the read columns a runtime filter may
    *     prune by (Spark's dynamic pruning is on), and report them in the plan
    * @param ignoredMetrics field ids of the columns whose file metrics the scan must not trust
+   * @param wholeFiles whether every task must read every row of its file (a copy-on-write scan,
+   *     which copies the rows it does not change): the filter prunes files but the tasks carry no
+   *     residual, so no row group is skipped
    */
   public record Hints(
       Integer limit,
@@ -63,7 +68,8 @@ public final class ScanPlanner {
       int minKeyGroups,
       boolean columnStats,
       boolean runtimeFilters,
-      Set<Integer> ignoredMetrics) {
+      Set<Integer> ignoredMetrics,
+      boolean wholeFiles) {
     public Hints {
       ignoredMetrics = Set.copyOf(Objects.requireNonNull(ignoredMetrics, "ignoredMetrics is null"));
     }
@@ -130,12 +136,15 @@ public final class ScanPlanner {
             : filter;
     List<FileScanTask> tasks = new ArrayList<>();
     PlanningProgress progress = new PlanningProgress(table.name(), start);
+    WithoutResidual withoutResidual = new WithoutResidual();
     Consumer<FileScanTask> planned =
         task -> {
           tasks.add(
-              renamed
-                  ? withResidualIn(schema, planningSchema, task)
-                  : withComputableResidual(task));
+              hints.wholeFiles()
+                  ? withoutResidual.apply(task)
+                  : renamed
+                      ? withResidualIn(schema, planningSchema, task)
+                      : withComputableResidual(task));
           progress.planned(tasks.size());
         };
     List<Integer> runtimeCandidates =
@@ -329,12 +338,32 @@ public final class ScanPlanner {
     if (residualOrNull(task) != null) {
       return task;
     }
-    return new BaseFileScanTask(
-        task.file(),
-        task.deletes().toArray(new DeleteFile[0]),
-        SchemaParser.toJson(task.schema()),
-        PartitionSpecParser.toJson(task.spec()),
-        ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+    return new WithoutResidual().apply(task);
+  }
+
+  /**
+   * Rebuilds tasks without their residual, so that they read every row group of their file; the
+   * schema and spec of a plan's tasks are written out once per spec, not once per task.
+   */
+  private static final class WithoutResidual implements UnaryOperator<FileScanTask> {
+    private final Map<Integer, String[]> json = new HashMap<>();
+
+    @Override
+    public FileScanTask apply(FileScanTask task) {
+      String[] schemaAndSpec =
+          json.computeIfAbsent(
+              task.spec().specId(),
+              id ->
+                  new String[] {
+                    SchemaParser.toJson(task.schema()), PartitionSpecParser.toJson(task.spec())
+                  });
+      return new BaseFileScanTask(
+          task.file(),
+          task.deletes().toArray(new DeleteFile[0]),
+          schemaAndSpec[0],
+          schemaAndSpec[1],
+          ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+    }
   }
 
   /** The task's residual, or null when Iceberg's residual evaluator fails on it. */

@@ -1,0 +1,341 @@
+package io.floe.spark.rowlevel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.RebalancePartitions;
+import org.apache.spark.sql.catalyst.plans.logical.ReplaceData;
+import org.apache.spark.sql.catalyst.plans.logical.RepartitionByExpression;
+import org.apache.spark.sql.catalyst.plans.logical.Sort;
+import org.apache.spark.sql.catalyst.plans.logical.WriteDelta;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.sql.util.QueryExecutionListener;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The distribution and ordering a DELETE, UPDATE or MERGE asks Spark for, as the optimized plan of
+ * the statement shows them (the repartition and local sort Spark puts under the row-level write),
+ * for each command's distribution mode: the official runtime's defaults and its order of option,
+ * session confs and command property. After each statement the table holds Spark's answer over a
+ * view of the same rows, and each partition got the number of files the distribution implies.
+ */
+class RowLevelDistributionTest extends RowLevelTestBase {
+  private static final String UNSORTED_PARTITIONED = "id INT, p INT, data STRING";
+  // every file its own scan task, so that rows left in place are written by one task per file
+  private static final String ONE_TASK_PER_FILE =
+      "'read.split.target-size'='1', 'read.split.open-file-cost'='1'";
+  private final PlanCapture capture = new PlanCapture();
+
+  @BeforeEach
+  void capturePlans() {
+    spark.listenerManager().register(capture);
+  }
+
+  @AfterEach
+  void stopCapturing() {
+    spark.listenerManager().unregister(capture);
+    spark.conf().unset("spark.sql.iceberg.distribution-mode");
+    spark.conf().unset("spark.floe.write.distribution-mode");
+  }
+
+  /** Three inserts, each writing one file to partitions 0 and 1: six files of two rows. */
+  private static void createPartitioned(String properties) {
+    createInOneTaskEach(
+        "PARTITIONED BY (p) TBLPROPERTIES ('format-version'='2', " + ONE_TASK_PER_FILE
+            + (properties.isEmpty() ? "" : ", " + properties) + ")");
+  }
+
+  /** Three inserts into an unpartitioned table: three files of four rows. */
+  private static void createUnpartitioned(String properties) {
+    createInOneTaskEach(
+        "TBLPROPERTIES ('format-version'='2', " + ONE_TASK_PER_FILE
+            + (properties.isEmpty() ? "" : ", " + properties) + ")");
+  }
+
+  private static void createInOneTaskEach(String clauses) {
+    create(UNSORTED_PARTITIONED, clauses);
+    for (String batch :
+        List.of(
+            "(1, 0, 'a'), (2, 1, 'b'), (3, 0, 'c'), (4, 1, 'd')",
+            "(5, 0, 'e'), (6, 1, 'f'), (7, 0, 'g'), (8, 1, 'h')",
+            "(9, 0, 'i'), (10, 1, 'j'), (11, 0, 'k'), (12, 1, 'l')")) {
+      sql("INSERT INTO " + TABLE + " SELECT /*+ COALESCE(1) */ * FROM VALUES " + batch);
+    }
+    view("v", TABLE);
+  }
+
+  @Test
+  void aCopyOnWriteDeleteIsClusteredByPartitionByDefaultEvenWhenInsertsAreNot() {
+    // the insert's property does not apply to a DELETE, whose default is hash
+    createPartitioned("'write.distribution-mode'='none'");
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of("p ASC NULLS FIRST")));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
+  }
+
+  @Test
+  void noneLeavesTheRowsInTheTasksThatReadThem() {
+    createPartitioned("'write.delete.distribution-mode'='none'");
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of("p ASC NULLS FIRST")));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
+    // four of the six files hold a deleted row; each is read and rewritten by its own task
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 2, "p=1", 2));
+  }
+
+  @Test
+  void rangeOrdersTheRowsByPartition() {
+    createPartitioned("'write.update.distribution-mode'='range'");
+
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 3 = 0");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("range[p ASC NULLS FIRST]", List.of("p ASC NULLS FIRST")));
+    assertTableIs("SELECT id, p, CASE WHEN id % 3 = 0 THEN 'z' ELSE data END FROM v");
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
+  }
+
+  @Test
+  void anUnpartitionedTableIsClusteredByFileSoEachRewrittenFileStaysWhole() {
+    createUnpartitioned("");
+    Map<Integer, String> fileBefore = fileOfEachId();
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 4 = 1");
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[_file]", List.of()));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 4 = 1)");
+    // the rows each old file kept are in one new file
+    Map<String, Set<String>> newFilesOfOldFile = new TreeMap<>();
+    fileOfEachId()
+        .forEach(
+            (id, file) ->
+                newFilesOfOldFile.computeIfAbsent(fileBefore.get(id), old -> new HashSet<>()).add(file));
+    assertThat(newFilesOfOldFile).hasSize(3);
+    assertThat(newFilesOfOldFile.values()).allSatisfy(files -> assertThat(files).hasSize(1));
+
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id = 2");
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[_file]", List.of()));
+    assertTableIs("SELECT id, p, CASE WHEN id = 2 THEN 'z' ELSE data END FROM v WHERE NOT (id % 4 = 1)");
+  }
+
+  @Test
+  void rangeOnAnUnpartitionedUnsortedTableOrdersByFileAndPosition() {
+    createUnpartitioned("'write.delete.distribution-mode'='range'");
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 4 = 1");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("range[_file ASC NULLS FIRST, _pos ASC NULLS FIRST]", List.of()));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 4 = 1)");
+  }
+
+  @Test
+  void aSortedTableIsStillHashDistributedForDeleteAndSortedInEachTask() {
+    createUnpartitioned("");
+    icebergTable("db.t").replaceSortOrder().desc("id").commit();
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 4 = 1");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("hash[_file]", List.of("id DESC NULLS LAST")));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 4 = 1)");
+  }
+
+  @Test
+  void aCopyOnWriteMergeDefaultsToHashWhenPartitionedAndToTheInsertsModeOtherwise() {
+    createPartitioned("");
+    spark.sql("SELECT * FROM VALUES (2, 1, 'x'), (13, 0, 'n') AS s(id, p, data)").createOrReplaceTempView("s");
+    String merge =
+        "MERGE INTO " + TABLE + " t USING s ON t.id = s.id"
+            + " WHEN MATCHED THEN UPDATE SET data = s.data WHEN NOT MATCHED THEN INSERT *";
+    String expected =
+        "SELECT v.id, v.p, coalesce(s.data, v.data) FROM v LEFT JOIN s ON v.id = s.id"
+            + " UNION ALL SELECT * FROM s WHERE id NOT IN (SELECT id FROM v)";
+
+    sql(merge);
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of("p ASC NULLS FIRST")));
+    assertTableIs(expected);
+
+    sql("DROP TABLE " + TABLE);
+    createUnpartitioned("'write.distribution-mode'='range'");
+    sql(merge);
+    // range without a sort order has nothing to order an unpartitioned table's rows by
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
+    assertTableIs(expected);
+
+    sql("DROP TABLE " + TABLE);
+    createUnpartitioned("");
+    icebergTable("db.t").replaceSortOrder().asc("id").commit();
+    sql(merge);
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("range[id ASC NULLS FIRST]", List.of("id ASC NULLS FIRST")));
+    assertTableIs(expected);
+  }
+
+  @Test
+  void sessionConfsComeBeforeTheCommandsPropertyAndFloesBeforeTheOfficialOne() {
+    createPartitioned("'write.delete.distribution-mode'='hash'");
+
+    spark.conf().set("spark.sql.iceberg.distribution-mode", "none");
+    sql("DELETE FROM " + TABLE + " WHERE id = 1");
+    assertThat(capture.requirements().distribution()).isEqualTo("none");
+
+    spark.conf().set("spark.floe.write.distribution-mode", "range");
+    sql("DELETE FROM " + TABLE + " WHERE id = 2");
+    assertThat(capture.requirements().distribution()).isEqualTo("range[p ASC NULLS FIRST]");
+
+    assertTableIs("SELECT * FROM v WHERE id > 2");
+  }
+
+  @Test
+  void mergeOnReadDeltasHonourTheSamePropertiesAndConfs() {
+    createPartitioned(
+        "'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read',"
+            + " 'write.update.distribution-mode'='range'");
+
+    sql("DELETE FROM " + TABLE + " WHERE id = 1");
+    assertThat(capture.requirements().distribution()).isEqualTo("hash[_spec_id, _partition]");
+
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id = 2");
+    assertThat(capture.requirements().distribution())
+        .isEqualTo("range[_spec_id ASC NULLS FIRST, _partition ASC NULLS FIRST, p ASC NULLS FIRST]");
+
+    spark.conf().set("spark.sql.iceberg.distribution-mode", "none");
+    sql("DELETE FROM " + TABLE + " WHERE id = 3");
+    assertThat(capture.requirements().distribution()).isEqualTo("none");
+
+    assertTableIs("SELECT id, p, CASE WHEN id = 2 THEN 'z' ELSE data END FROM v WHERE id NOT IN (1, 3)");
+  }
+
+  @Test
+  void anUnknownModeFailsNamingTheCommandsProperty() {
+    createPartitioned("'write.delete.distribution-mode'='random'");
+
+    assertThatThrownBy(() -> sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0"))
+        .hasMessageContaining(
+            "option 'distribution-mode' or table property 'write.delete.distribution-mode' must be"
+                + " none, hash or range, not 'random'");
+    assertTableIs("SELECT * FROM v");
+  }
+
+  private static Map<Integer, String> fileOfEachId() {
+    Map<Integer, String> files = new HashMap<>();
+    for (Row row : sql("SELECT id, _file FROM " + TABLE)) {
+      files.put(row.getInt(0), row.getString(1));
+    }
+    return files;
+  }
+
+  private static Map<String, Integer> addedFilesPerPartition() {
+    Table table = icebergTable("db.t");
+    Map<String, Integer> counts = new TreeMap<>();
+    for (DataFile file : table.currentSnapshot().addedDataFiles(table.io())) {
+      counts.merge(table.specs().get(file.specId()).partitionToPath(file.partition()), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  /**
+   * What Spark put under a row-level write for its requirements: the repartition ({@code none},
+   * {@code hash[...]} or {@code range[...]}) and the local sort, without expression ids.
+   */
+  record Requirements(String distribution, List<String> ordering) {}
+
+  /** Keeps the requirements of the last row-level write that ran. */
+  private static final class PlanCapture implements QueryExecutionListener {
+    private volatile Requirements last;
+
+    Requirements requirements() {
+      try {
+        spark.sparkContext().listenerBus().waitUntilEmpty();
+      } catch (TimeoutException e) {
+        throw new IllegalStateException("Spark's listeners did not catch up", e);
+      }
+      Requirements captured = last;
+      last = null;
+      assertThat(captured).as("the requirements of the last row-level write").isNotNull();
+      return captured;
+    }
+
+    @Override
+    public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
+      LogicalPlan write = find(qe.optimizedPlan());
+      if (write != null) {
+        last = of(write instanceof ReplaceData replace ? replace.query() : ((WriteDelta) write).query());
+      }
+    }
+
+    @Override
+    public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
+
+    private static LogicalPlan find(LogicalPlan plan) {
+      if (plan instanceof ReplaceData || plan instanceof WriteDelta) {
+        return plan;
+      }
+      for (LogicalPlan child : CollectionConverters.asJava(plan.children())) {
+        LogicalPlan found = find(child);
+        if (found != null) {
+          return found;
+        }
+      }
+      return null;
+    }
+
+    private static Requirements of(LogicalPlan query) {
+      LogicalPlan node = query;
+      List<String> ordering = List.of();
+      if (node instanceof Sort sort && !sort.global()) {
+        ordering = text(CollectionConverters.asJava(sort.order()));
+        node = sort.child();
+      }
+      while (node instanceof Project project) {
+        node = project.child();
+      }
+      String distribution = "none";
+      List<Expression> keys = null;
+      if (node instanceof RebalancePartitions rebalance) {
+        keys = CollectionConverters.asJava(rebalance.partitionExpressions());
+      } else if (node instanceof RepartitionByExpression repartition) {
+        keys = CollectionConverters.asJava(repartition.partitionExpressions());
+      }
+      if (keys != null) {
+        boolean range =
+            keys.stream().allMatch(key -> key instanceof org.apache.spark.sql.catalyst.expressions.SortOrder);
+        distribution = (range ? "range" : "hash") + text(keys);
+      }
+      return new Requirements(distribution, ordering);
+    }
+
+    private static List<String> text(List<? extends Expression> expressions) {
+      List<String> texts = new ArrayList<>();
+      for (Expression expression : expressions) {
+        texts.add(expression.toString().replaceAll("#\\d+L?", ""));
+      }
+      return texts;
+    }
+  }
+}
