@@ -31,6 +31,7 @@ import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
 import io.floe.spark.rowlevel.FloeDeltaWriterFactory;
 import io.floe.spark.write.exec.DataWriterSettings;
+import io.floe.spark.write.exec.RowLineageSource;
 import io.floe.spark.write.exec.DeltaTaskResult;
 import io.floe.spark.write.exec.DeltaWriterSettings;
 import java.util.ArrayList;
@@ -109,6 +110,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 WriteContext.class,
                 WriteOptions.class,
                 DataWriterSettings.class,
+                RowLineageSource.class,
                 FloeDeltaWriterFactory.class,
                 DeltaWriterSettings.class,
                 DeltaTaskResult.class,

@@ -62,6 +62,8 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
   private final RowPartitionKey partitionKey;
   private final TruncateOverflowCheck truncateCheck;
   private final Function<List<DataFile>, WriterCommitMessage> commitMessage;
+  // rows of a rewrite that carry their lineage in a metadata row, else null
+  private final LineageRows lineage;
   private long rowsWritten;
   private boolean closed;
 
@@ -80,9 +82,10 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
     this.commitMessage = Objects.requireNonNull(commitMessage, "commitMessage is null");
     Table table = settings.table();
     Schema schema = settings.schema();
+    Schema fileSchema = settings.fileSchema();
     this.spec = settings.spec();
     this.io = table.io();
-    this.files = new RowFileWriterFactory(table, schema, settings.writeProperties());
+    this.files = new RowFileWriterFactory(table, fileSchema, settings.writeProperties());
     OutputFileFactory locations =
         OutputFileFactory.builderFor(table, partitionId, taskId)
             .format(files.format())
@@ -90,7 +93,7 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
             .operationId(UUID.randomUUID().toString())
             .build();
     long targetSize = settings.targetFileSizeBytes();
-    StructType rowType = SparkSchemas.toSpark(schema);
+    StructType rowType = SparkSchemas.toSpark(fileSchema);
     BiFunction<PartitionSpec, StructLike, FileWriter<InternalRow, DataWriteResult>> newFile =
         (fileSpec, partition) ->
             new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition);
@@ -123,10 +126,29 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
             : null;
     this.partitionKey = spec.isPartitioned() ? new RowPartitionKey(spec, schema) : null;
     this.truncateCheck = TruncateOverflowCheck.forSpec(table.name(), spec, schema);
+    RowLineageSource source = settings.lineage();
+    this.lineage = source == null || source.inRow() ? null : new LineageRows(source);
   }
 
+  /**
+   * Writes a row with no lineage to keep: with NULL lineage columns when the files have them, so
+   * that it gets a new id and the commit's sequence number.
+   */
   @Override
   public void write(InternalRow row) throws IOException {
+    writeRow(lineage == null ? row : lineage.withoutLineage(row));
+  }
+
+  /**
+   * Writes a row a rewrite carries over or updates, with the lineage values of its metadata row
+   * when the files keep lineage (Spark has already set those the row must not keep to NULL).
+   */
+  @Override
+  public void write(InternalRow metadata, InternalRow row) throws IOException {
+    writeRow(lineage == null ? row : lineage.withLineage(metadata, row));
+  }
+
+  private void writeRow(InternalRow row) throws IOException {
     rowsWritten += 1;
     if (partitionKey == null) {
       writer.write(row, spec, null);
