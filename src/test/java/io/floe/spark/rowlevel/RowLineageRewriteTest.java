@@ -103,10 +103,14 @@ class RowLineageRewriteTest extends SparkTestBase {
         "SELECT id, v, p FROM before WHERE false");
   }
 
-  @ParameterizedTest(name = "{0}")
-  @CsvSource({"copy-on-write", "merge-on-read"})
-  void sortedCompactionAfterDeletesKeepsLineage(String mode) {
-    String name = "lineage_rw.sorted_" + mode.replace('-', '_');
+  @ParameterizedTest(name = "{0}, sort_order {1}")
+  @CsvSource(
+      delimiter = ';',
+      value = {"copy-on-write; v DESC NULLS LAST", "merge-on-read; v DESC NULLS LAST",
+        "merge-on-read; zorder(v, id)"})
+  void sortedCompactionAfterDeletesKeepsLineage(String mode, String sortOrder) {
+    String name =
+        "lineage_rw.sorted_" + mode.replace('-', '_') + (sortOrder.startsWith("zorder") ? "_z" : "");
     String table = "floe." + name;
     sql("CREATE TABLE %s (id INT, v INT, p INT) USING iceberg PARTITIONED BY (bucket(2, id)) "
             + "TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='%s', 'write.update.mode'='%s')",
@@ -119,9 +123,10 @@ class RowLineageRewriteTest extends SparkTestBase {
     sql("DELETE FROM %s WHERE id %% 7 = 0", table);
 
     capture(table);
-    sql("CALL floe.system.rewrite_data_files(table => '%s', strategy => 'sort', "
-            + "sort_order => 'v DESC NULLS LAST', options => map('rewrite-all', 'true'))",
-        name);
+    List<Row> result = sql("CALL floe.system.rewrite_data_files(table => '%s', strategy => 'sort', "
+            + "sort_order => '%s', options => map('rewrite-all', 'true'))",
+        name, sortOrder);
+    assertThat(result.get(0).getInt(0)).as("rewritten data files").isPositive();
     assertAfter(
         table,
         name,
