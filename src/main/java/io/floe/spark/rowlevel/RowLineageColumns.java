@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.write.exec.RowLineageSource;
 import java.util.List;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
@@ -22,7 +23,7 @@ final class RowLineageColumns {
 
   /** The lineage columns an operation on the table asks for: both on v3, none before. */
   static List<NamedReference> required(Table table) {
-    if (!TableUtil.supportsRowLineage(table)) {
+    if (!hasLineage(table)) {
       return List.of();
     }
     return List.of(
@@ -38,7 +39,7 @@ final class RowLineageColumns {
    *     writing on would give every rewritten row a new id
    */
   static RowLineageSource source(Table table, LogicalWriteInfo info) {
-    if (!TableUtil.supportsRowLineage(table)) {
+    if (!hasLineage(table)) {
       return null;
     }
     StructType metadata = info.metadataSchema().orElse(null);
@@ -54,5 +55,10 @@ final class RowLineageColumns {
     }
     return RowLineageSource.inMetadata(
         metadata.fieldIndex(rowId), metadata.fieldIndex(sequenceNumber));
+  }
+
+  // the table offers the lineage columns exactly then (FloeTable.metadataColumns)
+  private static boolean hasLineage(Table table) {
+    return table instanceof HasTableOperations && TableUtil.supportsRowLineage(table);
   }
 }

@@ -57,7 +57,7 @@ class V3InteropTest extends SparkTestBase {
     sql("INSERT INTO floe.interop_v3.rewritten SELECT id, id FROM range(0, 10) t(id)");
     sql("INSERT INTO floe.interop_v3.rewritten SELECT id, id FROM range(10, 16) t(id)");
     List<String> inserted = canonicalRows(sql(lineage, "floe.interop_v3.rewritten"));
-    sql("UPDATE floe.interop_v3.rewritten SET v = v + 100 WHERE id % 3 = 0");
+    sql("UPDATE floe.interop_v3.rewritten SET v = v + 100 WHERE id %% 3 = 0");
     sql("MERGE INTO floe.interop_v3.rewritten t USING (SELECT id FROM range(4, 20, 4) s(id)) s "
         + "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = -1 "
         + "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 0)");

@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * that order's id, unless the task had to fall back to a fanout writer: then its rows did not come
  * as asked, and none of its files claims an order.
  *
+ * <p>A rewrite of a format v3 table writes the row lineage columns after the table's ({@link
+ * RowLineageSource}): a compaction's rows end with them and are written as they come; a row-level
+ * operation's rows get the values of the metadata row Spark passes with each carried-over or
+ * updated row ({@link #write(InternalRow, InternalRow)}), and NULLs for a row that comes alone.
+ *
  * <p>File names carry a random id of their own, never the commit id: a rerun with the same commit
  * id in a new driver gets the same partition and task ids, and a rerun that is skipped deletes the
  * files it wrote, so its names must not collide with the committed files of the first run.
@@ -131,8 +136,8 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
   }
 
   /**
-   * Writes a row with no lineage to keep: with NULL lineage columns when the files have them, so
-   * that it gets a new id and the commit's sequence number.
+   * Writes a row. When the files keep lineage from metadata rows, a row that comes without one is
+   * new: it gets NULL lineage columns, so that it reads a new id and the commit's sequence number.
    */
   @Override
   public void write(InternalRow row) throws IOException {
