@@ -2,15 +2,25 @@ package io.floe.spark.rowlevel;
 
 import static io.floe.spark.read.ReadPaths.bothPaths;
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
+import static io.floe.spark.read.ReadTestSupport.dataFiles;
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import java.io.IOException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.spark.sql.Dataset;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -132,6 +142,51 @@ class RowLineageRewriteTest extends SparkTestBase {
         name,
         "SELECT id, v, p, _row_id, _last_updated_sequence_number FROM before",
         "SELECT id, v, p FROM before WHERE false");
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @CsvSource({"2", "3"})
+  void onlyFormatV3FilesOfRewritesStoreTheLineageColumns(int version) throws IOException {
+    String name = "lineage_rw.stored_v" + version;
+    String table = "floe." + name;
+    sql("CREATE TABLE %s (id INT, v INT) USING iceberg TBLPROPERTIES ('format-version'='%d', "
+            + "'write.update.mode'='copy-on-write', 'write.merge.mode'='merge-on-read')",
+        table, version);
+    sql("INSERT INTO %s SELECT id, id FROM range(0, 10) t(id)", table);
+    Map<String, List<Integer>> appended = fieldIds(name);
+    assertThat(appended.values()).as("appended files").allSatisfy(ids -> assertThat(ids).containsExactly(1, 2));
+
+    sql("UPDATE %s SET v = -v WHERE id < 3", table);
+    sql("MERGE INTO %s t USING (SELECT 5 AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 0",
+        table);
+    List<Integer> expected =
+        version >= 3
+            ? List.of(1, 2, MetadataColumns.ROW_ID.fieldId(),
+                MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId())
+            : List.of(1, 2);
+    Map<String, List<Integer>> rewritten = fieldIds(name);
+    rewritten.keySet().removeAll(appended.keySet());
+    assertThat(rewritten).as("files of a copy-on-write UPDATE and a merge-on-read MERGE").hasSizeGreaterThan(1)
+        .allSatisfy((location, ids) -> assertThat(ids).isEqualTo(expected));
+    sql("CALL floe.system.rewrite_data_files(table => '%s', options => map('rewrite-all', 'true'))",
+        name);
+    assertThat(fieldIds(name)).as("compacted files").hasSize(1)
+        .allSatisfy((location, ids) -> assertThat(ids).isEqualTo(expected));
+  }
+
+  /** The Parquet field ids of each data file's top-level columns, by the file's location. */
+  private static Map<String, List<Integer>> fieldIds(String name) throws IOException {
+    Map<String, List<Integer>> ids = new HashMap<>();
+    for (DataFile file : dataFiles(icebergTable(spark, name))) {
+      try (ParquetFileReader reader =
+          ParquetFileReader.open(
+              HadoopInputFile.fromPath(new Path(file.location()), new Configuration()))) {
+        ids.put(file.location(), reader.getFooter().getFileMetaData().getSchema().getFields().stream()
+            .map(field -> field.getId().intValue())
+            .toList());
+      }
+    }
+    return ids;
   }
 
   /** The table's rows with their lineage, as a local view {@code before} (not read again). */
