@@ -33,6 +33,7 @@ import io.floe.spark.rowlevel.FloeDeltaWriterFactory;
 import io.floe.spark.write.exec.DataWriterSettings;
 import io.floe.spark.write.exec.DeltaTaskResult;
 import io.floe.spark.write.exec.DeltaWriterSettings;
+import io.floe.spark.write.exec.RowLineageSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -109,6 +110,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 WriteContext.class,
                 WriteOptions.class,
                 DataWriterSettings.class,
+                RowLineageSource.class,
                 FloeDeltaWriterFactory.class,
                 DeltaWriterSettings.class,
                 DeltaTaskResult.class,

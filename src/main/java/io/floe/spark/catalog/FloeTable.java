@@ -225,12 +225,17 @@ public class FloeTable
                     MetadataColumns.PARTITION_COLUMN_NAME,
                     SparkSchemas.toSpark(Partitioning.partitionType(table)),
                     true)));
-    // row lineage (format v3): NULL only for files committed before an upgrade to v3
+    // row lineage (format v3): NULL only for files committed before an upgrade to v3. A rewrite
+    // keeps a row's id when it updates or copies the row; an updated row's sequence number is
+    // NULL in the new file, so it reads the commit's (the spec's rules)
     if (table instanceof HasTableOperations && TableUtil.supportsRowLineage(table)) {
-      columns.add(new FloeMetadataColumn(MetadataColumns.ROW_ID.name(), DataTypes.LongType, true));
       columns.add(
-          new FloeMetadataColumn(
-              MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.name(), DataTypes.LongType, true));
+          FloeMetadataColumn.preserving(
+              MetadataColumns.ROW_ID.name(), DataTypes.LongType, false, true, true));
+      columns.add(
+          FloeMetadataColumn.preserving(
+              MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.name(), DataTypes.LongType,
+              false, false, false));
     }
     return columns.toArray(new MetadataColumn[0]);
   }

@@ -9,6 +9,7 @@ import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.WriteDistribution;
 import io.floe.spark.write.WriteOptions;
 import io.floe.spark.write.exec.DataWriterSettings;
+import io.floe.spark.write.exec.RowLineageSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,6 +21,7 @@ import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.ScanTaskGroup;
@@ -27,6 +29,7 @@ import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -75,6 +78,8 @@ final class FileGroupRewriter {
   private final SortOrder sortOrder;
   private final ZOrder zOrder;
   private final ReadOptions readOptions;
+  // format v3: rewritten rows keep their _row_id and _last_updated_sequence_number
+  private final boolean lineage;
 
   /**
    * A z-order rewrite: the columns (as the table's schema names them) and the function that
@@ -116,6 +121,7 @@ final class FileGroupRewriter {
     this.startingSnapshotId = startingSnapshotId;
     this.sortOrder = sortOrder;
     this.readOptions = ReadOptions.resolve(Map.of(), SQLConf.get(), table.properties());
+    this.lineage = TableUtil.supportsRowLineage(table);
   }
 
   /** What the job wrote, and how long it took. */
@@ -164,6 +170,10 @@ final class FileGroupRewriter {
             false,
             recordsSortOrder,
             Map.of());
+    if (lineage) {
+      // the scan reads each row's lineage after the table's columns; the files keep it
+      settings = settings.withLineage(RowLineageSource.inDataRow());
+    }
     CollectionAccumulator<String> written = spark.sparkContext().collectionAccumulator();
     FileGroupWriteTask task =
         new FileGroupWriteTask(
@@ -225,7 +235,7 @@ final class FileGroupRewriter {
         startingSnapshotId,
         table.io(),
         table.schema(),
-        table.schema(),
+        lineage ? MetadataColumns.schemaWithRowLineage(table.schema()) : table.schema(),
         Expressions.alwaysTrue(),
         partitions,
         readOptions,

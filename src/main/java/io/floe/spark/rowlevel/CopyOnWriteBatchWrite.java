@@ -9,8 +9,10 @@ import io.floe.spark.commit.FileChanges;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.FloeBatchWrite;
 import io.floe.spark.write.FloeCommitMessage;
+import io.floe.spark.write.FloeDataWriterFactory;
 import io.floe.spark.write.UncommittedFiles;
 import io.floe.spark.write.WriteContext;
+import io.floe.spark.write.exec.RowLineageSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -55,17 +57,21 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
   private final CopyOnWriteScan scan;
   private final IsolationLevel isolationLevel;
   private final CommitStats commitStats;
+  private final RowLineageSource lineage;
   private final AtomicBoolean keepFiles = new AtomicBoolean(false);
 
   /**
    * @param scan the operation's scan, or null when Spark read nothing (the condition is false)
+   * @param lineage where the row lineage of a format v3 table comes from, or null for v2
    */
   CopyOnWriteBatchWrite(
       WriteContext context,
       Command command,
       CopyOnWriteScan scan,
       IsolationLevel isolationLevel,
-      CommitStats commitStats) {
+      CommitStats commitStats,
+      RowLineageSource lineage) {
+    this.lineage = lineage;
     this.context = Objects.requireNonNull(context, "context is null");
     this.command = Objects.requireNonNull(command, "command is null");
     this.scan = scan;
@@ -75,7 +81,11 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    return new FloeBatchWrite(context, commitStats).createBatchWriterFactory(info);
+    if (lineage == null) {
+      return new FloeBatchWrite(context, commitStats).createBatchWriterFactory(info);
+    }
+    return new FloeDataWriterFactory(
+        context.writerSettings().withLineage(lineage), context.commitId());
   }
 
   @Override

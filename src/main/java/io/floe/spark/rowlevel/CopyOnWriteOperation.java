@@ -4,7 +4,9 @@ import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -33,7 +35,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *
  * <p>Spark asks for the scan first and then for the write, once each; the write commits against
  * the scan Spark built. The operation asks for {@code _file} (the runtime filter's column and the
- * files the commit removes) and, for DELETE and UPDATE, {@code _pos}.
+ * files the commit removes) and, for DELETE and UPDATE, {@code _pos}; on a format v3 table also
+ * for the row lineage columns, which the new files keep ({@link RowLineageColumns}).
  */
 final class CopyOnWriteOperation implements RowLevelOperation {
   private final Table table;
@@ -96,7 +99,8 @@ final class CopyOnWriteOperation implements RowLevelOperation {
                 commitId,
                 snapshot == null ? null : snapshot.snapshotId(),
                 writeOptions);
-        return new CopyOnWriteWrite(context, command, scan, isolationLevel);
+        return new CopyOnWriteWrite(
+            context, command, scan, isolationLevel, RowLineageColumns.source(table, info));
       }
     };
   }
@@ -136,10 +140,12 @@ final class CopyOnWriteOperation implements RowLevelOperation {
 
   @Override
   public NamedReference[] requiredMetadataAttributes() {
-    NamedReference file = Expressions.column(MetadataColumns.FILE_PATH.name());
-    if (command == Command.MERGE) {
-      return new NamedReference[] {file};
+    List<NamedReference> required = new ArrayList<>();
+    required.add(Expressions.column(MetadataColumns.FILE_PATH.name()));
+    if (command != Command.MERGE) {
+      required.add(Expressions.column(MetadataColumns.ROW_POSITION.name()));
     }
-    return new NamedReference[] {file, Expressions.column(MetadataColumns.ROW_POSITION.name())};
+    required.addAll(RowLineageColumns.required(table));
+    return required.toArray(new NamedReference[0]);
   }
 }

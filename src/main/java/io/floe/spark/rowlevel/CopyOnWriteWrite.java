@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.write.DistributedWrite;
 import io.floe.spark.write.WriteContext;
+import io.floe.spark.write.exec.RowLineageSource;
 import java.util.Objects;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.spark.sql.connector.write.BatchWrite;
@@ -17,9 +18,17 @@ final class CopyOnWriteWrite extends DistributedWrite {
   private final Command command;
   private final CopyOnWriteScan scan;
   private final IsolationLevel isolationLevel;
+  private final RowLineageSource lineage;
 
+  /**
+   * @param lineage where the row lineage of a format v3 table comes from, or null for v2
+   */
   CopyOnWriteWrite(
-      WriteContext context, Command command, CopyOnWriteScan scan, IsolationLevel isolationLevel) {
+      WriteContext context,
+      Command command,
+      CopyOnWriteScan scan,
+      IsolationLevel isolationLevel,
+      RowLineageSource lineage) {
     super(
         CopyOnWriteDistribution.of(
             Objects.requireNonNull(context, "context is null"),
@@ -28,6 +37,7 @@ final class CopyOnWriteWrite extends DistributedWrite {
     this.command = Objects.requireNonNull(command, "command is null");
     this.scan = scan;
     this.isolationLevel = Objects.requireNonNull(isolationLevel, "isolationLevel is null");
+    this.lineage = lineage;
   }
 
   @Override
@@ -38,7 +48,8 @@ final class CopyOnWriteWrite extends DistributedWrite {
 
   @Override
   public BatchWrite toBatch() {
-    return new CopyOnWriteBatchWrite(context, command, scan, isolationLevel, commitStats());
+    return new CopyOnWriteBatchWrite(
+        context, command, scan, isolationLevel, commitStats(), lineage);
   }
 
   @Override

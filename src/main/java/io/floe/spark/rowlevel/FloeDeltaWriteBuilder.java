@@ -6,6 +6,7 @@ import io.floe.spark.read.FloeScan;
 import io.floe.spark.write.WriteOptions;
 import io.floe.spark.write.exec.DataWriterSettings;
 import io.floe.spark.write.exec.DeltaWriterSettings;
+import io.floe.spark.write.exec.RowLineageSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -120,6 +121,11 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
             // new rows are sorted by the table's order only after the deletes' keys
             false,
             options.fileWriteProperties());
+    if (command != Command.DELETE) {
+      // an updated row's new version keeps its row id (format v3)
+      RowLineageSource lineage = RowLineageColumns.source(table, info);
+      data = lineage == null ? data : data.withLineage(lineage);
+    }
     StructType rowId = info.rowIdSchema().orElseThrow(() -> missing("row id"));
     StructType metadata = info.metadataSchema().orElseThrow(() -> missing("metadata"));
     DeltaWriterSettings writer =

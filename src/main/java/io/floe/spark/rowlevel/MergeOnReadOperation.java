@@ -3,6 +3,8 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.FloeScanBuilder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Snapshot;
@@ -88,12 +90,20 @@ public final class MergeOnReadOperation implements SupportsDelta {
     };
   }
 
+  /**
+   * The data file's spec and partition of each deleted row; for UPDATE and MERGE on a format v3
+   * table also the row lineage, which the new version of an updated row keeps ({@link
+   * RowLineageColumns}). A DELETE writes no rows, so it reads no lineage.
+   */
   @Override
   public NamedReference[] requiredMetadataAttributes() {
-    return new NamedReference[] {
-      Expressions.column(MetadataColumns.SPEC_ID.name()),
-      Expressions.column(MetadataColumns.PARTITION_COLUMN_NAME)
-    };
+    List<NamedReference> required = new ArrayList<>();
+    required.add(Expressions.column(MetadataColumns.SPEC_ID.name()));
+    required.add(Expressions.column(MetadataColumns.PARTITION_COLUMN_NAME));
+    if (command() != Command.DELETE) {
+      required.addAll(RowLineageColumns.required(table));
+    }
+    return required.toArray(new NamedReference[0]);
   }
 
   /** Updates arrive as a delete and an insert, so that new rows follow the table's own layout. */

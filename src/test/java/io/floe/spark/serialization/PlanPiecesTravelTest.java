@@ -446,7 +446,8 @@ class PlanPiecesTravelTest extends SparkTestBase {
       return new FloeDataWriterFactory(
           new DataWriterSettings(
               settings.table(), settings.specId(), settings.targetFileSizeBytes(), settings.fanoutEnabled(),
-              settings.recordSortOrder(), settings.writeProperties(), settings.maxOpenFiles()),
+              settings.recordSortOrder(), settings.writeProperties(), settings.maxOpenFiles(),
+              settings.lineage()),
           original.commitId());
     }
 

@@ -28,6 +28,8 @@ import org.apache.iceberg.Table;
  *     compression-strategy}); empty for none
  * @param maxOpenFiles the most data files a fanout writer keeps open at once; one more partition
  *     closes the least recently written file (see {@link BoundedFanoutWriter})
+ * @param lineage where the row lineage values of a format v3 rewrite come from, written into the
+ *     files after the table's columns; null to write the table's columns only
  */
 public record DataWriterSettings(
     Table table,
@@ -36,7 +38,8 @@ public record DataWriterSettings(
     boolean fanoutEnabled,
     boolean recordSortOrder,
     Map<String, String> writeProperties,
-    int maxOpenFiles)
+    int maxOpenFiles,
+    RowLineageSource lineage)
     implements Serializable {
 
   /**
@@ -60,6 +63,20 @@ public record DataWriterSettings(
     }
   }
 
+  /** Settings that write the table's columns only. */
+  public DataWriterSettings(
+      Table table,
+      int specId,
+      long targetFileSizeBytes,
+      boolean fanoutEnabled,
+      boolean recordSortOrder,
+      Map<String, String> writeProperties,
+      int maxOpenFiles) {
+    this(
+        table, specId, targetFileSizeBytes, fanoutEnabled, recordSortOrder, writeProperties,
+        maxOpenFiles, null);
+  }
+
   /** Settings with the default open-file bound ({@link #DEFAULT_MAX_OPEN_FILES}). */
   public DataWriterSettings(
       Table table,
@@ -73,9 +90,22 @@ public record DataWriterSettings(
         DEFAULT_MAX_OPEN_FILES);
   }
 
-  /** The schema rows are written with: the table's. */
+  /** The table's schema: the columns of the rows Spark hands over. */
   public Schema schema() {
     return table.schema();
+  }
+
+  /** The schema of the data files: the table's, then the lineage columns when there are any. */
+  public Schema fileSchema() {
+    return lineage == null ? table.schema() : RowLineageSource.writeSchema(table.schema());
+  }
+
+  /** These settings, writing the row lineage the source names into the files. */
+  public DataWriterSettings withLineage(RowLineageSource source) {
+    Objects.requireNonNull(source, "source is null");
+    return new DataWriterSettings(
+        table, specId, targetFileSizeBytes, fanoutEnabled, recordSortOrder, writeProperties,
+        maxOpenFiles, source);
   }
 
   /** The partition spec files are written with. */
@@ -101,7 +131,8 @@ public record DataWriterSettings(
         && fanoutEnabled == that.fanoutEnabled
         && recordSortOrder == that.recordSortOrder
         && writeProperties.equals(that.writeProperties)
-        && maxOpenFiles == that.maxOpenFiles;
+        && maxOpenFiles == that.maxOpenFiles
+        && Objects.equals(lineage, that.lineage);
   }
 
   @Override
@@ -124,6 +155,7 @@ public record DataWriterSettings(
         + (fanoutEnabled ? ", maxOpenFiles=" + maxOpenFiles : "")
         + (recordSortOrder ? ", sortOrderId=" + table.sortOrder().orderId() : "")
         + (writeProperties.isEmpty() ? "" : ", writeProperties=" + new TreeMap<>(writeProperties))
+        + (lineage == null ? "" : ", lineage=" + lineage)
         + "}";
   }
 }

@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * that order's id, unless the task had to fall back to a fanout writer: then its rows did not come
  * as asked, and none of its files claims an order.
  *
+ * <p>A rewrite of a format v3 table writes the row lineage columns after the table's ({@link
+ * RowLineageSource}): a compaction's rows end with them and are written as they come; a row-level
+ * operation's rows get the values of the metadata row Spark passes with each carried-over or
+ * updated row ({@link #write(InternalRow, InternalRow)}), and NULLs for a row that comes alone.
+ *
  * <p>File names carry a random id of their own, never the commit id: a rerun with the same commit
  * id in a new driver gets the same partition and task ids, and a rerun that is skipped deletes the
  * files it wrote, so its names must not collide with the committed files of the first run.
@@ -62,6 +67,8 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
   private final RowPartitionKey partitionKey;
   private final TruncateOverflowCheck truncateCheck;
   private final Function<List<DataFile>, WriterCommitMessage> commitMessage;
+  // rows of a rewrite that carry their lineage in a metadata row, else null
+  private final LineageRows lineage;
   private long rowsWritten;
   private boolean closed;
 
@@ -80,9 +87,10 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
     this.commitMessage = Objects.requireNonNull(commitMessage, "commitMessage is null");
     Table table = settings.table();
     Schema schema = settings.schema();
+    Schema fileSchema = settings.fileSchema();
     this.spec = settings.spec();
     this.io = table.io();
-    this.files = new RowFileWriterFactory(table, schema, settings.writeProperties());
+    this.files = new RowFileWriterFactory(table, fileSchema, settings.writeProperties());
     OutputFileFactory locations =
         OutputFileFactory.builderFor(table, partitionId, taskId)
             .format(files.format())
@@ -90,7 +98,7 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
             .operationId(UUID.randomUUID().toString())
             .build();
     long targetSize = settings.targetFileSizeBytes();
-    StructType rowType = SparkSchemas.toSpark(schema);
+    StructType rowType = SparkSchemas.toSpark(fileSchema);
     BiFunction<PartitionSpec, StructLike, FileWriter<InternalRow, DataWriteResult>> newFile =
         (fileSpec, partition) ->
             new RollingDataWriter<>(files, locations, io, targetSize, fileSpec, partition);
@@ -123,10 +131,29 @@ public final class FloeDataWriter implements DataWriter<InternalRow> {
             : null;
     this.partitionKey = spec.isPartitioned() ? new RowPartitionKey(spec, schema) : null;
     this.truncateCheck = TruncateOverflowCheck.forSpec(table.name(), spec, schema);
+    RowLineageSource source = settings.lineage();
+    this.lineage = source == null || source.inRow() ? null : new LineageRows(source);
   }
 
+  /**
+   * Writes a row. When the files keep lineage from metadata rows, a row that comes without one is
+   * new: it gets NULL lineage columns, so that it reads a new id and the commit's sequence number.
+   */
   @Override
   public void write(InternalRow row) throws IOException {
+    writeRow(lineage == null ? row : lineage.withoutLineage(row));
+  }
+
+  /**
+   * Writes a row a rewrite carries over or updates, with the lineage values of its metadata row
+   * when the files keep lineage (Spark has already set those the row must not keep to NULL).
+   */
+  @Override
+  public void write(InternalRow metadata, InternalRow row) throws IOException {
+    writeRow(lineage == null ? row : lineage.withLineage(metadata, row));
+  }
+
+  private void writeRow(InternalRow row) throws IOException {
     rowsWritten += 1;
     if (partitionKey == null) {
       writer.write(row, spec, null);

@@ -141,9 +141,20 @@ public final class FloeDeltaWriter implements DeltaWriter<InternalRow> {
         "Cannot update a row of " + tableName + " in place: updates arrive as a delete and an insert");
   }
 
+  /** A new row: on a format v3 table it gets a new row id ({@link FloeDataWriter#write}). */
   @Override
   public void insert(InternalRow row) throws IOException {
     dataWriter.write(row);
+  }
+
+  /**
+   * The new version of an updated row: on a format v3 table it keeps its {@code _row_id}, which
+   * the metadata row carries, and Spark has set its {@code _last_updated_sequence_number} to NULL,
+   * so that it reads the commit's sequence number.
+   */
+  @Override
+  public void reinsert(InternalRow metadata, InternalRow row) throws IOException {
+    dataWriter.write(metadata, row);
   }
 
   @Override
