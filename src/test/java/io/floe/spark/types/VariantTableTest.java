@@ -1,6 +1,6 @@
 package io.floe.spark.types;
 
-import static io.floe.spark.read.ReadPaths.rowPathEitherWay;
+import static io.floe.spark.read.ReadPaths.bothPaths;
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static io.floe.spark.read.ReadTestSupport.dataFiles;
 import static io.floe.spark.read.ReadTestSupport.floeScan;
@@ -93,7 +93,7 @@ class VariantTableTest extends SparkTestBase {
     sql("CREATE TABLE floe.vt.t (id INT, v VARIANT) USING iceberg TBLPROPERTIES ('format-version'='3')");
     sql("INSERT INTO floe.vt.t SELECT id, parse_json(s) FROM json_src");
 
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.t"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.t"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM expected")));
     assertThat(spark.table("floe.vt.t").schema().apply("v").dataType())
         .isEqualTo(DataTypes.VariantType);
@@ -150,7 +150,7 @@ class VariantTableTest extends SparkTestBase {
               + " schema_of_variant(dec16), schema_of_variant(l), schema_of_variant(b)";
       spark.sql(casts).createOrReplaceTempView("cast_expected");
 
-      assertThat(rowPathEitherWay(spark, "SELECT " + shape + " FROM floe.vt.casts"))
+      assertThat(bothPaths(spark, "SELECT " + shape + " FROM floe.vt.casts"))
           .isEqualTo(canonicalRows(sql("SELECT " + shape + " FROM cast_expected")));
     } finally {
       spark.conf().unset("spark.sql.session.timeZone");
@@ -162,7 +162,7 @@ class VariantTableTest extends SparkTestBase {
     sql("CREATE TABLE floe.vt.ctas USING iceberg TBLPROPERTIES ('format-version'='3')"
         + " AS SELECT id, parse_json(s) AS v FROM json_src");
 
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.ctas"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.ctas"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM expected")));
   }
 
@@ -176,7 +176,7 @@ class VariantTableTest extends SparkTestBase {
     String expected =
         "SELECT id, CASE WHEN id < 5 THEN NULL ELSE v END AS v FROM expected";
     spark.sql(expected).createOrReplaceTempView("added_expected");
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.added"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.added"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM added_expected")));
   }
 
@@ -214,10 +214,10 @@ class VariantTableTest extends SparkTestBase {
 
     assertThat(dataFiles(icebergTable(spark, "vt.parts"))).hasSizeGreaterThanOrEqualTo(3);
     String shape = SPARK_SHAPE + ", p";
-    assertThat(rowPathEitherWay(spark, "SELECT " + shape + " FROM floe.vt.parts"))
+    assertThat(bothPaths(spark, "SELECT " + shape + " FROM floe.vt.parts"))
         .isEqualTo(canonicalRows(sql("SELECT " + shape + " FROM expected")));
     String filtered = " WHERE p = 1 AND variant_get(v, '$.a', 'bigint') > 0";
-    assertThat(rowPathEitherWay(spark, "SELECT " + shape + " FROM floe.vt.parts" + filtered))
+    assertThat(bothPaths(spark, "SELECT " + shape + " FROM floe.vt.parts" + filtered))
         .isEqualTo(canonicalRows(sql("SELECT " + shape + " FROM expected" + filtered)))
         .isNotEmpty();
   }
@@ -240,7 +240,7 @@ class VariantTableTest extends SparkTestBase {
       assertThat(scan.filter().toString())
           .as("the scan filter of " + where)
           .doesNotContain("v");
-      assertThat(rowPathEitherWay(spark, query))
+      assertThat(bothPaths(spark, query))
           .as(where)
           .isEqualTo(canonicalRows(sql("SELECT id, to_json(v) FROM expected WHERE " + where)))
           .isNotEmpty();
@@ -272,14 +272,14 @@ class VariantTableTest extends SparkTestBase {
     assertThat(deletes).isNotEmpty().allMatch(delete -> delete.format() == FileFormat.PUFFIN);
     String kept =
         " WHERE NOT coalesce(variant_get(v, '$.a', 'bigint') > 100 OR is_variant_null(v), false)";
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM expected" + kept)));
 
     sql("UPDATE floe.vt.mor SET v = parse_json('{\"updated\": [1, 2]}') WHERE id = 0");
     spark.sql("SELECT id, CASE WHEN id = 0 THEN parse_json('{\"updated\": [1, 2]}') ELSE v END AS v"
             + " FROM expected" + kept)
         .createOrReplaceTempView("updated_expected");
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM updated_expected")));
   }
 
@@ -292,7 +292,7 @@ class VariantTableTest extends SparkTestBase {
     assertThat(dataFiles(icebergTable(spark, "vt.fmt_avro")))
         .isNotEmpty()
         .allMatch(file -> file.format() == FileFormat.AVRO);
-    assertThat(rowPathEitherWay(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.fmt_avro"))
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.fmt_avro"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM expected")));
   }
 
