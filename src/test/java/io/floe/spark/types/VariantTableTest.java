@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 class VariantTableTest extends SparkTestBase {
   /** JSON shapes: objects, nested arrays, every integer width, decimals, doubles, strings, null. */
-  private static final List<String> JSON =
+  static final List<String> JSON =
       List.of(
           "{\"a\": 1, \"b\": \"x\", \"c\": [1, 2, {\"d\": null}]}",
           "{\"a\": 300, \"nested\": {\"deep\": {\"deeper\": [[1], [2, 3], []]}}}",
