@@ -245,6 +245,8 @@ class VariantTableTest extends SparkTestBase {
           .isEqualTo(canonicalRows(sql("SELECT id, to_json(v) FROM expected WHERE " + where)))
           .isNotEmpty();
     }
+    assertThat(sql("SELECT count(v), count(*) FROM floe.vt.filters"))
+        .isEqualTo(sql("SELECT count(v), count(*) FROM expected"));
     assertThat(sql("SELECT id FROM floe.vt.filters WHERE v IS NULL"))
         .extracting(row -> row.getInt(0))
         .containsExactlyInAnyOrder(JSON.size(), JSON.size() + 1);
@@ -281,6 +283,31 @@ class VariantTableTest extends SparkTestBase {
         .createOrReplaceTempView("updated_expected");
     assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM updated_expected")));
+  }
+
+  @Test
+  void compactionAndMergeKeepEveryVariant() {
+    sql("CREATE TABLE floe.vt.compact (id INT, v VARIANT) USING iceberg"
+        + " TBLPROPERTIES ('format-version'='3')");
+    sql("INSERT INTO floe.vt.compact SELECT id, parse_json(s) FROM json_src WHERE mod(id, 2) = 0");
+    sql("INSERT INTO floe.vt.compact SELECT id, parse_json(s) FROM json_src WHERE mod(id, 2) = 1");
+
+    sql("CALL floe.system.rewrite_data_files(table => 'vt.compact',"
+        + " options => map('rewrite-all', 'true'))");
+    assertThat(dataFiles(icebergTable(spark, "vt.compact"))).hasSize(1);
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.compact"))
+        .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM expected")));
+
+    String changes =
+        "SELECT id + 1 AS id, parse_json(concat('{\"merged\": ', id, '}')) AS v FROM json_src"
+            + " WHERE mod(id, 5) = 0";
+    sql("MERGE INTO floe.vt.compact t USING (" + changes + ") c ON t.id = c.id"
+        + " WHEN MATCHED THEN UPDATE SET v = c.v WHEN NOT MATCHED THEN INSERT *");
+    spark.sql("SELECT coalesce(c.id, e.id) AS id, CASE WHEN c.id IS NOT NULL THEN c.v ELSE e.v END"
+            + " AS v FROM expected e FULL OUTER JOIN (" + changes + ") c ON e.id = c.id")
+        .createOrReplaceTempView("merged_expected");
+    assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.compact"))
+        .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM merged_expected")));
   }
 
   @Test
