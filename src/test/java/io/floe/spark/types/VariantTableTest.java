@@ -1,6 +1,7 @@
 package io.floe.spark.types;
 
 import static io.floe.spark.read.ReadPaths.bothPaths;
+import static io.floe.spark.read.ReadPaths.rowPathEitherWay;
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static io.floe.spark.read.ReadTestSupport.dataFiles;
 import static io.floe.spark.read.ReadTestSupport.floeScan;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.Test;
  * Iceberg's format v3 {@code variant} type as Spark's VariantType: DDL (CREATE, CTAS, ADD COLUMN,
  * the v2 refusal), writes of Spark's variants into Parquet's unshredded variant layout (and into
  * ORC and Avro through Iceberg's generic writers), reads through both read paths, NULL against the
- * variant null, partitioned tables and merge-on-read DELETE. Every expected row is Spark's own
+ * variant null, variants nested in structs, arrays and maps, partitioned tables, compaction, MERGE
+ * and merge-on-read DELETE. Every expected row is Spark's own
  * evaluation of the same expression over {@code parse_json} of the same strings in a temp view.
  */
 class VariantTableTest extends SparkTestBase {
@@ -283,6 +285,22 @@ class VariantTableTest extends SparkTestBase {
         .createOrReplaceTempView("updated_expected");
     assertThat(bothPaths(spark, "SELECT " + SPARK_SHAPE + " FROM floe.vt.mor"))
         .isEqualTo(canonicalRows(sql("SELECT " + SPARK_SHAPE + " FROM updated_expected")));
+  }
+
+  @Test
+  void variantsNestedInStructsArraysAndMapsRoundTrip() {
+    String nested =
+        "SELECT id, named_struct('doc', parse_json(s), 'n', id) AS st,"
+            + " array(parse_json(s), CAST(id AS VARIANT), NULL) AS arr,"
+            + " map('k', parse_json(s)) AS m FROM json_src";
+    sql("CREATE TABLE floe.vt.nested USING iceberg TBLPROPERTIES ('format-version'='3') AS " + nested);
+    spark.sql(nested).createOrReplaceTempView("nested_expected");
+
+    String shape =
+        "id, to_json(st.doc), st.n, transform(arr, x -> to_json(x)), to_json(m['k']),"
+            + " is_variant_null(st.doc)";
+    assertThat(rowPathEitherWay(spark, "SELECT " + shape + " FROM floe.vt.nested"))
+        .isEqualTo(canonicalRows(sql("SELECT " + shape + " FROM nested_expected")));
   }
 
   @Test
