@@ -1,6 +1,7 @@
 package io.floe.spark.catalog;
 
 import io.floe.spark.types.SparkSchemas;
+import io.floe.spark.types.VariantColumns;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -68,6 +69,8 @@ final class TableChanges {
     if (change instanceof TableChange.AddColumn) {
       TableChange.AddColumn add = (TableChange.AddColumn) change;
       Type type = SparkSchemas.toIceberg(add.dataType());
+      VariantColumns.requireSupported(
+          "add column " + name + " to " + table.name(), name, type, TableUtil.formatVersion(table));
       String parent = add.fieldNames().length > 1
           ? String.join(".", Arrays.copyOf(add.fieldNames(), add.fieldNames().length - 1))
           : null;

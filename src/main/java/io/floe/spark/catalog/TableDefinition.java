@@ -2,6 +2,7 @@ package io.floe.spark.catalog;
 
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.types.Transforms;
+import io.floe.spark.types.VariantColumns;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Locale;
@@ -83,6 +84,8 @@ final class TableDefinition {
     // the DEFAULTs are taken from the columns themselves, not from Spark's field metadata
     StructType struct = CatalogV2Util.v2ColumnsToStructType(withoutDefaults(columns));
     Schema schema = SparkSchemas.toIceberg(struct);
+    VariantColumns.requireSupported(
+        "create table " + tableName, schema, formatVersion(sparkProperties, tableDefaults));
     if (ColumnDefaults.anyDefault(columns)) {
       schema = ColumnDefaults.withDefaults(tableName, schema, columns);
     }

@@ -74,6 +74,11 @@ record Column(String name, Type type, boolean nullable) {
     if (byName == null || byName.fieldId() != field.fieldId()) {
       return Optional.empty();
     }
+    // a variant column's file metrics say nothing reliable about its values (nor, once shredded,
+    // about its NULLs): no predicate on it converts, so Spark alone evaluates it
+    if (field.type().isVariantType()) {
+      return Optional.empty();
+    }
     return Optional.of(new Column(name.toString(), field.type(), nullable));
   }
 

@@ -3,6 +3,7 @@ package io.floe.spark.types;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -13,12 +14,14 @@ import java.util.UUID;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.variants.Variant;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.unsafe.types.VariantVal;
 
 /**
  * Converts Iceberg rows of one struct type to Spark {@link InternalRow}s.
@@ -34,7 +37,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Record}) or the internal one (days as {@code Integer}, microseconds as {@code Long}, any {@code
  * CharSequence}, {@code StructLike}). They come out in Spark's internal representation: days as
  * {@code Integer}, microseconds as {@code Long}, {@link UTF8String} (UUIDs in their string form),
- * {@link Decimal} with the column's precision and scale, {@code byte[]}, {@link GenericArrayData},
+ * {@link Decimal} with the column's precision and scale, {@code byte[]}, {@link VariantVal} (from
+ * Iceberg's {@link Variant}, shredded files included), {@link GenericArrayData},
  * {@link ArrayBasedMapData} and nested {@link InternalRow}s. A value of any other class fails the
  * call with an {@link IllegalArgumentException} naming the column.
  */
@@ -87,6 +91,8 @@ public final class IcebergToSpark implements Serializable {
             : new TimestampConverter(type, path, true);
       case UNKNOWN:
         return new NullConverter(type, path);
+      case VARIANT:
+        return new VariantConverter(type, path);
       case STRING:
         return new StringConverter(type, path);
       case UUID:
@@ -216,6 +222,35 @@ public final class IcebergToSpark implements Serializable {
 
     @Override
     Object convert(Object value) {
+      throw unexpected(value);
+    }
+  }
+
+  /**
+   * Variants: Iceberg's readers hand a {@link Variant} (reassembled from the shredded columns when
+   * the file shreds it); Spark takes the same binary encoding, metadata and value as two arrays.
+   * A variant holding the variant null is a value here, distinct from a NULL column.
+   */
+  private static final class VariantConverter extends Converter {
+    private static final long serialVersionUID = 1L;
+
+    VariantConverter(Type type, String path) {
+      super(type, path);
+    }
+
+    @Override
+    Object convert(Object value) {
+      if (value instanceof VariantVal variant) {
+        return variant;
+      } else if (value instanceof Variant variant) {
+        ByteBuffer metadata =
+            ByteBuffer.allocate(variant.metadata().sizeInBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        variant.metadata().writeTo(metadata, 0);
+        ByteBuffer bytes =
+            ByteBuffer.allocate(variant.value().sizeInBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        variant.value().writeTo(bytes, 0);
+        return new VariantVal(bytes.array(), metadata.array());
+      }
       throw unexpected(value);
     }
   }

@@ -27,6 +27,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VariantType;
 
 /**
  * Converts schemas between Iceberg and Spark.
@@ -47,10 +48,11 @@ public final class SparkSchemas {
    * Converts an Iceberg schema to a Spark struct.
    *
    * <p>{@code timestamp_ns} and {@code timestamptz_ns} become Spark's microsecond timestamps (their
-   * values are truncated toward negative infinity on read); {@code unknown} becomes Spark's NullType.
+   * values are truncated toward negative infinity on read); {@code unknown} becomes Spark's NullType;
+   * {@code variant} becomes Spark's VariantType.
    *
-   * @throws IllegalArgumentException if a column has a type Spark cannot represent (time, variant,
-   *     geometry, geography)
+   * @throws IllegalArgumentException if a column has a type Spark cannot represent (time, geometry,
+   *     geography)
    */
   public static StructType toSpark(Schema schema) {
     Objects.requireNonNull(schema, "schema is null");
@@ -142,6 +144,8 @@ public final class SparkSchemas {
             : DataTypes.TimestampNTZType;
       case UNKNOWN:
         return DataTypes.NullType;
+      case VARIANT:
+        return DataTypes.VariantType;
       case STRING:
       case UUID:
         return DataTypes.StringType;
@@ -249,6 +253,9 @@ public final class SparkSchemas {
         return Types.StringType.get();
       } else if (type instanceof BinaryType) {
         return Types.BinaryType.get();
+      } else if (type instanceof VariantType) {
+        // only v3 tables store it; VariantTypes#requireSupported refuses it for older versions
+        return Types.VariantType.get();
       }
       throw new IllegalArgumentException(
           String.format(

@@ -58,12 +58,15 @@ class BadDdlInputTest extends CatalogTestBase {
   }
 
   @Test
-  void variantColumnIsRejectedNamingTheColumn() {
+  void variantColumnOfAFormatVersionTwoTableIsRejectedNamingTheColumnAndVersion() {
     assertThatThrownBy(() -> sql("CREATE TABLE floe.db.variants (id BIGINT, v VARIANT) USING iceberg"))
-        .hasMessageContaining("Cannot convert column 'v' of type variant to an Iceberg type");
+        .hasMessageContaining("Cannot create table")
+        .hasMessageContaining("column v has type variant, which needs Iceberg format version 3"
+            + " (the table is v2");
     assertThatThrownBy(
             () -> sql("CREATE TABLE floe.db.variants USING iceberg AS SELECT parse_json('{}') AS v"))
-        .hasMessageContaining("variant");
+        .hasMessageContaining("column v has type variant")
+        .hasMessageContaining("the table is v2");
     assertThat(tables()).doesNotContain("variants");
   }
 

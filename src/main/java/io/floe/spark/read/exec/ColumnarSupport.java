@@ -14,7 +14,8 @@ import org.apache.iceberg.types.Types;
  * Which scans and tasks the columnar path serves. A scan is columnar when every column it produces
  * is a primitive Spark's Parquet decoder reads into the type the row path reports (booleans,
  * numbers, decimals, dates, timestamps, strings, binary and fixed; not UUIDs, which Spark sees as
- * strings) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id}, {@code
+ * strings), a variant (Spark's vectorized Parquet reader decodes Iceberg's variant groups into
+ * Spark's variant vectors) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id}, {@code
  * _partition}, {@code _row_id} and {@code _last_updated_sequence_number}. Columns missing from a
  * file read their initial default as a constant vector. Within a columnar scan a task is decoded column by column when it is a Parquet
  * data file whose equality deletes compare top-level primitive columns; other tasks are read as
@@ -77,6 +78,7 @@ public final class ColumnarSupport {
       case STRING:
       case BINARY:
       case FIXED:
+      case VARIANT:
         return true;
       default:
         return false;

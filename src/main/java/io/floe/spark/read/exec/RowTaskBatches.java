@@ -17,7 +17,9 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VariantType;
 import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.unsafe.types.VariantVal;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
@@ -93,6 +95,12 @@ final class RowTaskBatches implements TaskBatches {
       for (int i = 0; i < struct.size(); i++) {
         put((WritableColumnVector) vector.getChild(i), rowId, value, i, struct.fields()[i].dataType());
       }
+    } else if (type instanceof VariantType) {
+      // Spark's variant vectors hold the value in child 0 and the metadata in child 1
+      VariantVal variant = row.getVariant(ordinal);
+      vector.putNotNull(rowId);
+      ((WritableColumnVector) vector.getChild(0)).putByteArray(rowId, variant.getValue());
+      ((WritableColumnVector) vector.getChild(1)).putByteArray(rowId, variant.getMetadata());
     } else {
       throw new IllegalStateException("Cannot copy a column of type " + type + " into a batch");
     }

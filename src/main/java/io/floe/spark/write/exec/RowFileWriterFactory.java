@@ -93,6 +93,8 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
 
   private DataWriter<InternalRow> generic(
       EncryptedOutputFile file, PartitionSpec spec, StructLike partition) throws IOException {
+    // built first: it refuses what the format cannot hold before a file is opened
+    RowToRecord converter = new RowToRecord(schema, format == FileFormat.ORC);
     DataWriter<Record> records =
         FormatModelRegistry.<Record, Schema>dataWriteBuilder(format, Record.class, file)
             .schema(schema)
@@ -105,7 +107,7 @@ final class RowFileWriterFactory implements FileWriterFactory<InternalRow> {
             .overwrite()
             .build();
     return new DataWriter<>(
-        new RecordAppender(records, new RowToRecord(schema, format == FileFormat.ORC)),
+        new RecordAppender(records, converter),
         format,
         file.encryptingOutputFile().location(),
         spec,

@@ -40,7 +40,8 @@ import org.apache.spark.sql.catalyst.util.MapData;
  * Writes Spark {@link InternalRow}s of a table schema to Parquet, straight from Spark's internal
  * values: string bytes without a Java string, dates and timestamps as the days and microseconds
  * Spark holds, decimals of up to 18 digits as their unscaled long, arrays, maps and structs as
- * Spark's {@link ArrayData}, {@link MapData} and nested rows.
+ * Spark's {@link ArrayData}, {@link MapData} and nested rows, variants as their metadata and value
+ * bytes ({@link RowVariantWriter}).
  *
  * <p>Built once per data file by Iceberg's Parquet writer ({@code createWriterFunc}) over the
  * Parquet schema Iceberg made from the table schema, so the file carries Iceberg's field ids and
@@ -150,6 +151,12 @@ final class RowParquetWriter implements ParquetValueWriter<InternalRow> {
                 nullable(false, keyPath, column + ".key", key),
                 nullable(map.isValueOptional(), valuePath, column + ".value", value));
           }
+        case VARIANT:
+          return RowVariantWriter.create(
+              parquet.asGroupType(),
+              message.getColumnDescription(append(path, "metadata")),
+              message.getColumnDescription(append(path, "value")),
+              column);
         default:
           return primitive(type, message.getColumnDescription(path), column);
       }

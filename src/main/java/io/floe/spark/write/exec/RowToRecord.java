@@ -2,6 +2,7 @@ package io.floe.spark.write.exec;
 
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,18 +15,23 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
+import org.apache.iceberg.variants.Variant;
+import org.apache.iceberg.variants.VariantMetadata;
+import org.apache.iceberg.variants.VariantValue;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.types.VariantVal;
 
 /**
  * Turns Spark {@link InternalRow}s of a table schema into Iceberg's generic {@link Record}s, the
  * values Iceberg's own ORC and Avro writers take: dates as {@code LocalDate}, timestamps as {@code
  * LocalDateTime} or {@code OffsetDateTime} (UTC), strings as Java strings, binary as a {@code
  * ByteBuffer}, fixed as {@code byte[]}, UUIDs parsed from Spark's string, decimals as {@code
- * BigDecimal} of the column's scale, arrays, maps and structs as lists, maps and records.
+ * BigDecimal} of the column's scale, variants as Iceberg's {@link Variant}, arrays, maps and
+ * structs as lists, maps and records.
  *
  * <p>Ordinal {@code i} of a row holds field {@code i} of the schema, as for {@link
  * RowParquetWriter}. A value that cannot be written (NULL in a required column, list element or map
@@ -33,7 +39,8 @@ import org.apache.spark.sql.types.Decimal;
  * with an {@link IllegalArgumentException} naming the column. Stateless after construction; one per
  * file writer.
  *
- * <p>For ORC files it also refuses timestamps from 999 milliseconds to 1 microsecond before
+ * <p>For ORC files it refuses variant columns when it is built (Iceberg's ORC writer has no variant
+ * support), and timestamps from 999 milliseconds to 1 microsecond before
  * 1970-01-01 00:00:00 UTC: the ORC library Iceberg writes with (1.9) stores them a second late, and
  * a wrong value is worse than a failed write.
  */
@@ -142,6 +149,15 @@ final class RowToRecord {
       case DECIMAL:
         Types.DecimalType decimal = (Types.DecimalType) type;
         return (data, ordinal) -> decimal(data, ordinal, decimal, column);
+      case VARIANT:
+        if (forOrc) {
+          throw new IllegalArgumentException(
+              String.format(
+                  "Cannot write column '%s' of type variant to an ORC file: Iceberg's ORC writer"
+                      + " does not support variant; write this table in Parquet or Avro",
+                  column));
+        }
+        return (data, ordinal) -> variant(data.getVariant(ordinal));
       case STRUCT:
         Types.StructType struct = type.asStructType();
         Converter[] converters = fieldConverters(struct, column, forOrc);
@@ -169,6 +185,16 @@ final class RowToRecord {
         throw new IllegalArgumentException(
             String.format("Cannot write column '%s' of type %s: unsupported type", column, type));
     }
+  }
+
+  /** Iceberg's variant over Spark's two arrays, which hold the same binary encoding. */
+  private static Variant variant(VariantVal variant) {
+    VariantMetadata metadata =
+        VariantMetadata.from(ByteBuffer.wrap(variant.getMetadata()).order(ByteOrder.LITTLE_ENDIAN));
+    return Variant.of(
+        metadata,
+        VariantValue.from(
+            metadata, ByteBuffer.wrap(variant.getValue()).order(ByteOrder.LITTLE_ENDIAN)));
   }
 
   private static List<Object> list(ArrayData array, Converter element) {
