@@ -9,9 +9,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFiles;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -82,7 +84,7 @@ final class MaintenanceScenario {
     // (Floe's) deletes a file once the snapshot that removed it has expired, so without it Floe would
     // delete none of the small files here and the two engines would not do the same work
     spark.sql(
-        "INSERT INTO " + table + " SELECT " + BenchMain.COLUMNS + " FROM " + table + " LIMIT 1");
+        "INSERT INTO " + table + " SELECT " + BenchMain.COLUMNS + " FROM " + table + " WHERE id = 0");
     String beforeExpire = fingerprint(spark, table);
     heap.start();
     start = System.nanoTime();
@@ -127,7 +129,9 @@ final class MaintenanceScenario {
     try {
       Table iceberg = catalog.loadTable(TableIdentifier.of("maint", name));
       List<DataFile> files = new ArrayList<>();
-      iceberg.currentSnapshot().addedDataFiles(iceberg.io()).forEach(files::add);
+      try (CloseableIterable<FileScanTask> tasks = iceberg.newScan().planFiles()) {
+        tasks.forEach(task -> files.add(task.file()));
+      }
       if (files.size() != FILES) {
         throw new IllegalStateException(
             "Cannot prepare scenario maintenance: engine " + engine + " wrote " + files.size()
@@ -142,6 +146,8 @@ final class MaintenanceScenario {
         append.appendFile(files.get(2 * i + 1));
         append.commit();
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } finally {
       try {
         catalog.close();
