@@ -46,8 +46,8 @@ import org.junit.jupiter.api.Test;
 @Tag("distributed")
 class ProceduresOnClusterTest {
   private static final long ROWS = 8_000L;
-  /** Appends per table: each writes one small file per partition (4 partitions). */
-  private static final int APPENDS = 4;
+  /** Data files of every table: each of the 4 write tasks writes one file per partition (4). */
+  private static final int FILES = 16;
   private static final Duration TASK_AGE_BEFORE_KILL = Duration.ofMillis(400);
   /** What the checks compare: the row count, the distinct ids and checksums over every column. */
   private static final String FINGERPRINT =
@@ -95,7 +95,7 @@ class ProceduresOnClusterTest {
 
   @Test
   void binpackCompactionWritesOneFilePerPartitionWithTheSameRows() {
-    String table = createSmallFiles("binpack", "'format-version' = '2'");
+    String table = createSmallFiles("binpack", "'format-version' = '2'", 1);
     List<List<Object>> before = Cluster.rows(spark, dataFileStats(table));
 
     // four files a partition are below the default min-input-files (5)
@@ -107,14 +107,14 @@ class ProceduresOnClusterTest {
     assertThat(List.<Object>of(
             (long) result.getInt(0), (long) result.getInt(1), result.getLong(2),
             (long) result.getInt(3), (long) result.getInt(4)))
-        .containsExactly((long) APPENDS * 4, after, before.get(0).get(1), 0L, 0L);
+        .containsExactly((long) FILES, after, before.get(0).get(1), 0L, 0L);
     assertThat(fingerprint(table)).isEqualTo(fingerprint("generated"));
     assertThat(lastSnapshot(table)).isEqualTo("replace");
   }
 
   @Test
   void sortCompactionOrdersEveryFileWithTheSameRows() {
-    String table = createSmallFiles("sorted", "'format-version' = '2'");
+    String table = createSmallFiles("sorted", "'format-version' = '2'", 1);
 
     Row result =
         call(
@@ -122,7 +122,7 @@ class ProceduresOnClusterTest {
                 + " options => map('rewrite-all', 'true'))",
             table);
 
-    assertThat(result.getInt(0)).isEqualTo(APPENDS * 4);
+    assertThat(result.getInt(0)).isEqualTo(FILES);
     assertThat((long) result.getInt(1)).isEqualTo(dataFileCount(table));
     assertThat(fingerprint(table)).isEqualTo(fingerprint("generated"));
     // within each written file, a row's id is below the id of the row before it
@@ -139,7 +139,7 @@ class ProceduresOnClusterTest {
   void positionDeleteCompactionMergesTheDeleteFilesOfEachPartition() {
     String table =
         createSmallFiles(
-            "pos_deletes", "'format-version' = '2', 'write.delete.mode' = 'merge-on-read'");
+            "pos_deletes", "'format-version' = '2', 'write.delete.mode' = 'merge-on-read'", 1);
     spark.sql("DELETE FROM " + table + " WHERE id % 7 = 0");
     spark.sql("DELETE FROM " + table + " WHERE id % 7 = 1");
     List<List<Object>> before = Cluster.rows(spark, deleteFileStats(table));
@@ -163,7 +163,7 @@ class ProceduresOnClusterTest {
 
   @Test
   void expireSnapshotsDeletesTheFilesOnlyExpiredSnapshotsReferenced() {
-    String table = createSmallFiles("expiry", "'format-version' = '2'");
+    String table = createSmallFiles("expiry", "'format-version' = '2'", 1);
     spark.sql("DELETE FROM " + table + " WHERE part = 0");
     // a later commit, so that the snapshot that removed the files expires with the older ones
     spark.sql("INSERT INTO " + table + " SELECT * FROM generated WHERE part = 0 AND id < 100");
@@ -172,7 +172,7 @@ class ProceduresOnClusterTest {
         strings(
             "SELECT file_path FROM " + table + ".all_data_files EXCEPT SELECT file_path FROM "
                 + table + ".data_files");
-    assertThat(unreferenced).hasSize(APPENDS);
+    assertThat(unreferenced).hasSize(FILES / 4);
 
     Row result =
         call(
@@ -190,7 +190,7 @@ class ProceduresOnClusterTest {
 
   @Test
   void orphanRemovalDeletesOnlyTheOldUnreferencedFiles() throws IOException {
-    String table = createSmallFiles("orphans", "'format-version' = '2'");
+    String table = createSmallFiles("orphans", "'format-version' = '2'", 1);
     Path location = root.resolve("warehouse/procs/orphans");
     Set<Path> referenced = regularFiles(location);
     referenced.forEach(file -> age(file, 10));
@@ -218,9 +218,9 @@ class ProceduresOnClusterTest {
 
   @Test
   void manifestRewriteReplacesOneManifestPerAppendWithTheSameRows() {
-    String table = createSmallFiles("manifests", "'format-version' = '2'");
+    String table = createSmallFiles("manifests", "'format-version' = '2'", 4);
     long before = count("SELECT count(*) FROM " + table + ".manifests");
-    assertThat(before).isEqualTo(APPENDS);
+    assertThat(before).isEqualTo(4);
 
     Row result = call("rewrite_manifests(table => '%s')", table);
 
@@ -228,7 +228,7 @@ class ProceduresOnClusterTest {
     assertThat(List.of((long) result.getInt(0), (long) result.getInt(1)))
         .containsExactly(before, after);
     assertThat(after).isLessThan(before);
-    assertThat(dataFileCount(table)).isEqualTo(APPENDS * 4L);
+    assertThat(dataFileCount(table)).isEqualTo((long) FILES);
     assertThat(fingerprint(table)).isEqualTo(fingerprint("generated"));
     assertThat(lastSnapshot(table)).isEqualTo("replace");
   }
@@ -237,7 +237,7 @@ class ProceduresOnClusterTest {
   void compactionThatLosesAnExecutorCommitsOneReplaceOfTheSameRows() throws Exception {
     // the "slow_" prefix makes each data file open take SlowOpeningFileIO.PAUSE on executors, so the
     // rewrite's tasks run long enough to lose an executor while they work
-    String table = createSmallFiles("slow_killed", "'format-version' = '2'");
+    String table = createSmallFiles("slow_killed", "'format-version' = '2'", 1);
     List<List<Object>> snapshotsBefore = snapshots(table);
     TaskWatcher watcher = new TaskWatcher();
     spark.sparkContext().addSparkListener(watcher);
@@ -259,7 +259,7 @@ class ProceduresOnClusterTest {
 
     assertThat(watcher.lostWithExecutor()).as("tasks lost with the killed executor").isPositive();
     assertThat(result).singleElement().satisfies(row -> {
-      assertThat(row.getInt(0)).isEqualTo(APPENDS * 4);
+      assertThat(row.getInt(0)).isEqualTo(FILES);
       assertThat((long) row.getInt(1)).isEqualTo(dataFileCount(table));
       assertThat(row.getInt(3)).isZero();
     });
@@ -272,20 +272,22 @@ class ProceduresOnClusterTest {
   }
 
   /**
-   * A table partitioned by {@code part} holding the generated rows in {@value #APPENDS} appends of
-   * consecutive ids, each a small file per partition.
+   * A table partitioned by {@code part} holding the generated rows in {@value #FILES} small files,
+   * written in {@code appends} appends of consecutive ids. With no write distribution, each of the
+   * generated view's 4 tasks writes one file for each partition its rows fall in.
    */
-  private static String createSmallFiles(String name, String properties) {
+  private static String createSmallFiles(String name, String properties, int appends) {
     String table = "floe.procs." + name;
     spark.sql(
         "CREATE TABLE " + table + " (id BIGINT, payload STRING, part INT) USING iceberg"
-            + " PARTITIONED BY (part) TBLPROPERTIES (" + properties + ")");
-    for (int i = 0; i < APPENDS; i++) {
+            + " PARTITIONED BY (part) TBLPROPERTIES ('write.distribution-mode' = 'none', "
+            + properties + ")");
+    for (int i = 0; i < appends; i++) {
       spark.sql(
-          "INSERT INTO " + table + " SELECT * FROM generated WHERE id >= " + i * ROWS / APPENDS
-              + " AND id < " + (i + 1) * ROWS / APPENDS);
+          "INSERT INTO " + table + " SELECT * FROM generated WHERE id >= " + i * ROWS / appends
+              + " AND id < " + (i + 1) * ROWS / appends);
     }
-    assertThat(dataFileCount(table)).isEqualTo(APPENDS * 4L);
+    assertThat(dataFileCount(table)).isEqualTo((long) FILES);
     return table;
   }
 
