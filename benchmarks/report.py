@@ -22,6 +22,8 @@ SCENARIOS = ["fullscan", "fullscan-warm", "selective", "selective-warm", "aggreg
 for _op in ["delete", "update", "merge"]:
     for _mode in ["cow", "mor"]:
         SCENARIOS += [f"{_op}-{_mode}", f"scan-after-{_op}-{_mode}"]
+# the maintenance scenario: compaction, then expiry of the compacted table's history
+SCENARIOS += ["rewrite-data-files", "expire-snapshots"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)

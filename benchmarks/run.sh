@@ -20,7 +20,7 @@ done
 ROWS="${BENCH_ROWS:-$ROWS}"   # overrides for smoke tests
 SF="${TPCH_SF:-$SF}"
 FILES="${PLAN_FILES:-$FILES}"
-read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor tpch}"
+read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor maintenance tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
@@ -73,6 +73,7 @@ rm -rf "$WORK/bench-classes" && mkdir -p "$WORK/bench-classes"
 javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")" \
   "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/PlanningTableGenerator.java \
+  "$ROOT"/src/test/java/io/floe/spark/bench/MaintenanceScenario.java \
   "$BENCH_DIR"/tpch/src/io/floe/spark/bench/TpchGenerator.java
 
 CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"

@@ -51,7 +51,8 @@ import org.apache.spark.sql.SparkSession;
  *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code insert-fanout},
  *       {@code planning}, {@code tpch}, and the row-level {@code delete-cow}, {@code delete-mor},
  *       {@code update-cow}, {@code update-mor}, {@code merge-cow}, {@code merge-mor} (each also prints
- *       {@code scan-after-<scenario>}); engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
+ *       {@code scan-after-<scenario>}), and {@code maintenance} ({@link MaintenanceScenario}: prints
+ *       {@code rewrite-data-files} and {@code expire-snapshots}); engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
  * </ul>
  *
  * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
@@ -178,6 +179,7 @@ public final class BenchMain {
         }
         case "delete-cow", "delete-mor", "update-cow", "update-mor", "merge-cow", "merge-mor" ->
             runDml(spark, engine, scenario, heap);
+        case "maintenance" -> MaintenanceScenario.run(spark, engine, warehouse, heap);
         default -> {
           if (isInsert(scenario)) {
             prepareInsert(spark, scenario, engine);
@@ -229,7 +231,7 @@ public final class BenchMain {
     }
   }
 
-  private static void printResult(
+  static void printResult(
       String scenario, String engine, double seconds, String answer, String files, String heap) {
     System.out.println(
         String.format(
