@@ -114,9 +114,10 @@ def agreement(scenario):
     return "yes" if len(all_answers) == 1 else f"NO ({len(all_answers)} distinct)"
 
 
-print("| scenario | engine | runs | median s | min-max s | Floe/official | Floe/Spark-Parquet | median CPU s "
-      "| CPU Floe/official | files written | heap live MB | heap peak MB | answers agree |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+if any(s in SCENARIOS for (s, _) in times):
+    print("| scenario | engine | runs | median s | min-max s | Floe/official | Floe/Spark-Parquet | median CPU s "
+          "| CPU Floe/official | files written | heap live MB | heap peak MB | answers agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for scenario in SCENARIOS:
     med = {e: statistics.median(t) for (s, e), t in times.items() if s == scenario}
     if not med:
@@ -165,3 +166,40 @@ if queries:
               f"| {cpu_ratio(q, 'floe', 'official')} | {warm_ratio} | {warm_pq} "
               f"| {heaps[0]} | {heaps[1]} "
               f"| {agreement(q)} |")
+
+# the per-type scan scenario (TypesBenchmark): one row per column type
+type_names = []
+for (s, _) in list(times):
+    if s.startswith("types-") and s[len("types-"):] not in type_names:
+        type_names.append(s[len("types-"):])
+if type_names:
+    print()
+    print("Per-type full scans, `SELECT count(*), sum(hash(c))` over a one-column table (median seconds "
+          "over every timed run; M rows/s from the row count; physical limits: raw = reading the files' "
+          "bytes in one thread, unzstd = reading them and decompressing every page in two threads):")
+    print()
+    print("| type | rows | MB on disk | MB decompressed | floe s | official s | Spark-Parquet s | raw read s "
+          "| unzstd s | Floe/official | Floe/Spark-Parquet | Floe/unzstd | CPU Floe/official "
+          "| floe M rows/s | official M rows/s | Spark-Parquet M rows/s | answers agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in type_names:
+        scenario = "types-" + name
+        med = {e: statistics.median(times[(scenario, e)]) for e in ENGINES + ["raw", "unzstd"]
+               if (scenario, e) in times}
+        engine_answers = set().union(*(answers[(scenario, e)] for e in ENGINES
+                                       if (scenario, e) in answers))
+        rows = next(iter(engine_answers)).split(",")[0] if engine_answers else ""
+        raw_bytes = [a for a in answers.get((scenario, "raw"), set())]
+        mb = f"{int(raw_bytes[0].split('=')[1]) / 1e6:.1f}" if raw_bytes else "-"
+        plain_bytes = [a for a in answers.get((scenario, "unzstd"), set())]
+        plain_mb = f"{int(plain_bytes[0].split('=')[1]) / 1e6:.1f}" if plain_bytes else "-"
+        cells = [f"{med[e]:.3f}" if e in med else "-" for e in ENGINES + ["raw", "unzstd"]]
+        vs_limit = f"{med['floe'] / med['unzstd']:.1f}" if "floe" in med and med.get("unzstd") else ""
+        ratio = f"{med['floe'] / med['official']:.2f}" if "floe" in med and med.get("official") else ""
+        vs_pq = f"{med['floe'] / med['parquet']:.2f}" if "floe" in med and med.get("parquet") else ""
+        speeds = [f"{int(rows) / med[e] / 1e6:.1f}" if e in med and rows.isdigit() and med[e] else "-"
+                  for e in ENGINES]
+        agree = "yes" if len(engine_answers) == 1 else f"NO ({len(engine_answers)} distinct)"
+        print(f"| {name} | {rows} | {mb} | {plain_mb} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} "
+              f"| {cells[4]} | {ratio} | {vs_pq} | {vs_limit} | {cpu_ratio(scenario, 'floe', 'official')} "
+              f"| {speeds[0]} | {speeds[1]} | {speeds[2]} | {agree} |")

@@ -2,7 +2,7 @@
 # Side-by-side benchmark of Floe, the official iceberg-spark-runtime and Spark's own Parquet reader
 # (issue 10). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
 # Environment: BENCH_ROWS (row count override), TPCH_SF (TPC-H scale factor override), PLAN_FILES (file count of
-#              the planning table), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
+#              the planning table), TYPES_ROWS (rows of each table of the types scenario), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
 #              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), FLOE_BUILD_DIR (default target-bench),
 #              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
 set -euo pipefail
@@ -20,6 +20,10 @@ done
 ROWS="${BENCH_ROWS:-$ROWS}"   # overrides for smoke tests
 SF="${TPCH_SF:-$SF}"
 FILES="${PLAN_FILES:-$FILES}"
+# rows of each one-column table of the types scenario
+TYPE_ROWS=20000000
+[[ "$MODE" == quick ]] && TYPE_ROWS=2000000
+TYPE_ROWS="${TYPES_ROWS:-$TYPE_ROWS}"
 read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor maintenance tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
@@ -29,7 +33,7 @@ WORK="$BENCH_DIR/work"
 # the reports of the two standard scales are kept (benchmarks/results); a run at another scale is a smoke
 # run, whose report stays in the ignored work folder
 RESULTS="$BENCH_DIR/results"
-if [[ -n "${BENCH_ROWS:-}${TPCH_SF:-}${PLAN_FILES:-}" ]]; then
+if [[ -n "${BENCH_ROWS:-}${TPCH_SF:-}${PLAN_FILES:-}${TYPES_ROWS:-}" ]]; then
   RESULTS="$WORK/results"
 fi
 ROUNDS="${ROUNDS:-3}"
@@ -74,7 +78,8 @@ javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.tx
   "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/PlanningTableGenerator.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/MaintenanceScenario.java \
-  "$BENCH_DIR"/tpch/src/io/floe/spark/bench/TpchGenerator.java
+  "$BENCH_DIR"/tpch/src/io/floe/spark/bench/TpchGenerator.java \
+  "$ROOT"/src/test/java/io/floe/spark/bench/TypesBenchmark.java
 
 CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"
 CP_OFFICIAL="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")"
@@ -126,6 +131,18 @@ if has_scenario planning; then
   fi
 fi
 
+if has_scenario types; then
+  if [[ ! -f "$WAREHOUSE/.types-$TYPE_ROWS" ]]; then
+    log "generating the per-type tables ($TYPE_ROWS rows each) into $WAREHOUSE/types with the official runtime"
+    rm -rf "$WAREHOUSE/types" "$WAREHOUSE"/.types-*
+    jvm "$CP_GEN" "$MAIN" generate-types "$WAREHOUSE" "$TYPE_ROWS" 2> "$WORK/generate-types.log" \
+      | grep '^GENERATED'
+    touch "$WAREHOUSE/.types-$TYPE_ROWS"
+  else
+    log "reusing the per-type tables ($TYPE_ROWS rows each) in $WAREHOUSE/types"
+  fi
+fi
+
 # --- runs -------------------------------------------------------------------------------------
 RAW="$WORK/raw-$MODE.txt"
 ANSWERS="$WORK/answers-$MODE"
@@ -141,6 +158,7 @@ run_engine() { # run_engine <engine> <round>
   if [[ "$engine" == parquet ]]; then
     scen=()
     has_scenario fullscan && scen+=(fullscan)
+    has_scenario types && scen+=(types)
     has_scenario tpch && scen+=(tpch)
   fi
   # TPC-H gets a JVM of its own, so every engine starts it with the same history: in one JVM the
@@ -164,7 +182,7 @@ run_engine() { # run_engine <engine> <round>
 for ((r = 1; r <= ROUNDS; r++)); do
   # alternate which engine goes first; parquet only runs fullscan and tpch
   if ((r % 2 == 1)); then order=(floe official); else order=(official floe); fi
-  if has_scenario fullscan || has_scenario tpch; then order+=(parquet); fi
+  if has_scenario fullscan || has_scenario types || has_scenario tpch; then order+=(parquet); fi
   for e in "${order[@]}"; do run_engine "$e" "$r"; done
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"

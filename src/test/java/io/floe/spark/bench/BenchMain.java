@@ -45,14 +45,18 @@ import org.apache.spark.sql.SparkSession;
  *   <li>{@code generate-plan <warehouse> <files>}: creates the many-file table of the {@code planning}
  *       scenario ({@link PlanningTableGenerator}); the TPC-H tables come from {@code TpchGenerator}
  *       (in {@code benchmarks/tpch/src}, as it needs the tpch jar);
+ *   <li>{@code generate-types <warehouse> <rows>}: creates the one-column tables of the {@code types}
+ *       scenario ({@link TypesBenchmark}) with the official runtime;
  *   <li>{@code run <engine> <warehouse> <scenario>...}: runs each scenario once after one warm-up query and
  *       prints one {@code RESULT <scenario> <engine> <seconds> <answer> files=<n> heapLiveMB=<n>
  *       heapPeakMB=<n>} line per scenario ({@code tpch} prints one line per query and a total). Scenarios:
  *       {@code fullscan}, {@code selective}, {@code aggregate}, {@code insert}, {@code insert-fanout},
  *       {@code planning}, {@code tpch}, and the row-level {@code delete-cow}, {@code delete-mor},
  *       {@code update-cow}, {@code update-mor}, {@code merge-cow}, {@code merge-mor} (each also prints
- *       {@code scan-after-<scenario>}), and {@code maintenance} ({@link MaintenanceScenario}: prints
- *       {@code rewrite-data-files} and {@code expire-snapshots}); engine {@code parquet} runs only {@code fullscan} and {@code tpch}.
+ *       {@code scan-after-<scenario>}), {@code maintenance} ({@link MaintenanceScenario}: prints
+ *       {@code rewrite-data-files} and {@code expire-snapshots}), {@code types} (one line per type
+ *       and run, {@link TypesBenchmark}); engine {@code parquet} runs only {@code fullscan}, {@code
+ *       types} and {@code tpch}.
  * </ul>
  *
  * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
@@ -92,6 +96,14 @@ public final class BenchMain {
         SparkSession spark = session("official", args[1]);
         try {
           PlanningTableGenerator.generate(spark, args[1], Integer.parseInt(args[2]));
+        } finally {
+          spark.stop();
+        }
+      }
+      case "generate-types" -> {
+        SparkSession spark = session("official", args[1]);
+        try {
+          TypesBenchmark.generate(spark, Long.parseLong(args[2]));
         } finally {
           spark.stop();
         }
@@ -168,6 +180,7 @@ public final class BenchMain {
     for (String scenario : scenarios) {
       switch (scenario) {
         case "tpch" -> runTpch(spark, engine, warehouse, heap);
+        case "types" -> TypesBenchmark.run(spark, engine, warehouse, heap);
         case "planning" -> {
           // untimed warm-up planning of the same table with another literal (steady state, not JIT)
           spark.sql(planningQuery(-2)).collectAsList();
