@@ -8,12 +8,17 @@ import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.CurrentNamespace$;
+import org.apache.spark.sql.catalyst.analysis.SchemaCompensation$;
+import org.apache.spark.sql.catalyst.analysis.SchemaEvolution$;
+import org.apache.spark.sql.catalyst.analysis.SchemaTypeEvolution$;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedNamespace;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedTableOrView;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedView;
+import org.apache.spark.sql.catalyst.analysis.ViewSchemaMode;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
 import org.apache.spark.sql.catalyst.plans.logical.AlterViewAs;
+import org.apache.spark.sql.catalyst.plans.logical.AlterViewSchemaBinding;
 import org.apache.spark.sql.catalyst.plans.logical.CreateView;
 import org.apache.spark.sql.catalyst.plans.logical.DescribeRelation;
 import org.apache.spark.sql.catalyst.plans.logical.DropView;
@@ -51,7 +56,24 @@ final class ViewStatements {
       // as in Spark, a temporary view of the same name does not stop a persistent view's creation
       return ViewRef.resolvePersistent(catalogs, parts(name.nameParts()))
           .filter(target -> createsIcebergView(spark, target))
-          .map(target -> createCommand(target, create));
+          .map(
+              target -> {
+                refuseSchemaEvolution("create", target, create.viewSchemaMode());
+                return createCommand(target, create);
+              });
+    }
+    if (plan instanceof AlterViewSchemaBinding binding
+        && binding.child() instanceof UnresolvedView name) {
+      Optional<Found> found = existing(catalogs, name.multipartIdentifier());
+      if (found.isPresent()) {
+        // Iceberg stores no binding mode; a silent success would claim a change that is not kept
+        throw ViewErrors.message(
+            String.format(
+                "Cannot alter view %s WITH SCHEMA %s: Iceberg views keep no schema binding mode; "
+                    + "every read up-casts each column to its stored type, as WITH SCHEMA BINDING",
+                found.get().ref().quoted(), schemaModeName(binding.viewSchemaMode())));
+      }
+      return Optional.empty();
     }
     if (plan instanceof AlterViewAs alter && alter.child() instanceof UnresolvedView name) {
       return existing(catalogs, name.multipartIdentifier())
@@ -120,6 +142,36 @@ final class ViewStatements {
     SessionCatalog builtIn = spark.sessionState().catalog();
     return builtIn.databaseExists(namespace[0])
         && !builtIn.tableExists(new TableIdentifier(target.ident().name(), Option.apply(namespace[0])));
+  }
+
+  /**
+   * Refuses {@code WITH SCHEMA EVOLUTION} and {@code WITH SCHEMA TYPE EVOLUTION} for an Iceberg
+   * view: an Iceberg view version stores one fixed schema, which every read projects onto, so a
+   * view whose columns follow its tables cannot be stored. {@code BINDING} and {@code
+   * COMPENSATION} (Spark's default) are accepted; both read as Floe reads every view, each column
+   * up-cast to its stored type, so a column change that cannot be up-cast fails the read.
+   */
+  private static void refuseSchemaEvolution(String action, ViewRef target, ViewSchemaMode mode) {
+    if (mode == SchemaEvolution$.MODULE$ || mode == SchemaTypeEvolution$.MODULE$) {
+      throw ViewErrors.message(
+          String.format(
+              "Cannot %s view %s: WITH SCHEMA %s is not supported for Iceberg views, which store a "
+                  + "fixed schema per version; omit the clause or use WITH SCHEMA BINDING",
+              action, target.quoted(), schemaModeName(mode)));
+    }
+  }
+
+  private static String schemaModeName(ViewSchemaMode mode) {
+    if (mode == SchemaEvolution$.MODULE$) {
+      return "EVOLUTION";
+    }
+    if (mode == SchemaTypeEvolution$.MODULE$) {
+      return "TYPE EVOLUTION";
+    }
+    if (mode == SchemaCompensation$.MODULE$) {
+      return "COMPENSATION";
+    }
+    return "BINDING";
   }
 
   private static boolean isSessionCatalog(ViewRef target) {

@@ -130,10 +130,20 @@ class SessionCatalogViewsTest {
     assertThat(sql("SELECT * FROM iv2"))
         .containsExactlyInAnyOrderElementsOf(sql("SELECT id * 10 AS id FROM db.t"));
 
-    sql("DROP VIEW iv2");
+    sql("ALTER VIEW iv2 SET TBLPROPERTIES ('owner-team' = 'x')");
+    assertThat(icebergViews().loadView(TableIdentifier.of("db", "iv2")).properties())
+        .containsEntry("owner-team", "x");
+    assertThat(sql("DESCRIBE iv2")).extracting(row -> row.getString(0)).containsExactly("id");
+    sql("ALTER VIEW iv2 RENAME TO iv3");
+    assertThat(isIcebergView("iv3")).isTrue();
+    assertThat(isIcebergView("iv2")).isFalse();
+    assertThat(sql("SELECT * FROM iv3"))
+        .containsExactlyInAnyOrderElementsOf(sql("SELECT id * 10 AS id FROM db.t"));
+
+    sql("DROP VIEW iv3");
     sql("DROP VIEW spark_catalog.db.iv");
     assertThat(isIcebergView("iv")).isFalse();
-    assertThat(isIcebergView("iv2")).isFalse();
+    assertThat(isIcebergView("iv3")).isFalse();
     assertThatThrownBy(() -> sql("SELECT * FROM db.iv")).hasMessageContaining("TABLE_OR_VIEW_NOT_FOUND");
     assertThatThrownBy(() -> sql("DROP VIEW db.iv")).hasMessageContaining("db").hasMessageContaining("iv");
     sql("DROP VIEW IF EXISTS db.iv");
@@ -199,6 +209,56 @@ class SessionCatalogViewsTest {
     sql("DROP NAMESPACE db2 CASCADE");
     assertThat(icebergViews().viewExists(TableIdentifier.of("db2", "iv"))).isFalse();
     assertThat(sql("SHOW NAMESPACES")).doesNotContain(RowFactory.create("db2"));
+  }
+
+  @Test
+  void aPersistentFunctionInAViewIsReadFromTheViewsNamespace() {
+    sql("CREATE FUNCTION db.plus_one(x BIGINT) RETURNS BIGINT RETURN x + 1");
+    sql("USE db");
+    sql("CREATE VIEW fv AS SELECT id, plus_one(id) AS next FROM t WHERE upper(data) <> 'B'");
+    assertThat(isIcebergView("fv")).isTrue();
+    String expected = "SELECT id, db.plus_one(id) AS next FROM db.t WHERE upper(data) <> 'B'";
+
+    // from another namespace, where plus_one alone names nothing
+    sql("USE default");
+    assertThatThrownBy(() -> sql("SELECT plus_one(1)")).hasMessageContaining("plus_one");
+    assertThat(sql("SELECT * FROM db.fv")).containsExactlyInAnyOrderElementsOf(sql(expected));
+
+    // a temporary function of the same name does not shadow the view's function
+    sql("CREATE TEMPORARY FUNCTION plus_one(x BIGINT) RETURNS BIGINT RETURN x + 100");
+    try {
+      assertThat(sql("SELECT * FROM db.fv")).containsExactlyInAnyOrderElementsOf(sql(expected));
+    } finally {
+      sql("DROP TEMPORARY FUNCTION plus_one");
+    }
+  }
+
+  @Test
+  void schemaEvolutionClausesAreRefusedForIcebergViewsAndKeptForSparkViews() {
+    assertThatThrownBy(() -> sql("CREATE VIEW db.e WITH SCHEMA EVOLUTION AS SELECT id FROM db.t"))
+        .hasMessageContaining(
+            "Cannot create view spark_catalog.db.e: WITH SCHEMA EVOLUTION is not supported for "
+                + "Iceberg views, which store a fixed schema per version; omit the clause or use "
+                + "WITH SCHEMA BINDING");
+    assertThatThrownBy(
+            () -> sql("CREATE VIEW db.e WITH SCHEMA TYPE EVOLUTION AS SELECT id FROM db.t"))
+        .hasMessageContaining("WITH SCHEMA TYPE EVOLUTION is not supported for Iceberg views");
+    assertThat(isIcebergView("e")).isFalse();
+    assertThat(isSparkView("e")).isFalse();
+
+    sql("CREATE VIEW db.b WITH SCHEMA BINDING AS SELECT id, data FROM db.t");
+    assertThat(isIcebergView("b")).isTrue();
+    assertThat(sql("SELECT * FROM db.b"))
+        .containsExactlyInAnyOrderElementsOf(sql("SELECT id, data FROM db.t"));
+    assertThatThrownBy(() -> sql("ALTER VIEW db.b WITH SCHEMA EVOLUTION"))
+        .hasMessageContaining(
+            "Cannot alter view spark_catalog.db.b WITH SCHEMA EVOLUTION: Iceberg views keep no "
+                + "schema binding mode");
+
+    // Spark's own views keep Spark's schema modes
+    createSparkView("se", "SELECT id FROM db.p");
+    sql("ALTER VIEW db.se WITH SCHEMA EVOLUTION");
+    assertThat(sql("SELECT * FROM db.se")).containsExactlyInAnyOrderElementsOf(sql("SELECT id FROM db.p"));
   }
 
   @Test
