@@ -271,7 +271,7 @@ final class ImportSource {
   static String describeFormat(CatalogTable table) {
     String provider = table.provider().isDefined() ? table.provider().get() : "";
     String serde = table.storage().serde().isDefined() ? table.storage().serde().get() : "";
-    return provider.isEmpty() || provider.equalsIgnoreCase("hive") && !serde.isEmpty()
+    return provider.isEmpty() || (provider.equalsIgnoreCase("hive") && !serde.isEmpty())
         ? serde
         : provider;
   }
