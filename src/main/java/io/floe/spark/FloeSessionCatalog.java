@@ -2,6 +2,7 @@ package io.floe.spark;
 
 import io.floe.spark.catalog.CatalogBuilder;
 import io.floe.spark.catalog.FloeCatalogSupport;
+import io.floe.spark.catalog.FloeViews;
 import io.floe.spark.catalog.IcebergSessionCatalog;
 import io.floe.spark.catalog.SparkExceptions;
 import io.floe.spark.functions.FloeFunctions;
@@ -10,6 +11,7 @@ import io.floe.spark.procedures.Procedures;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.catalog.Catalog;
@@ -19,8 +21,10 @@ import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchViewException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.ViewAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.DelegatingCatalogExtension;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -30,6 +34,10 @@ import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.View;
+import org.apache.spark.sql.connector.catalog.ViewCatalog;
+import org.apache.spark.sql.connector.catalog.ViewChange;
+import org.apache.spark.sql.connector.catalog.ViewInfo;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -46,7 +54,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * <ul>
  *   <li>Tables created {@code USING iceberg} or {@code USING floe} (or with no {@code USING} when
  *       {@code spark.sql.sources.default} names one of them) are Iceberg tables in the Iceberg
- *       catalog; every other provider, and views and functions, stay in the built-in catalog.
+ *       catalog; every other provider, and functions, stay in the built-in catalog.
+ *   <li>Views: with {@link FloeSparkSessionExtensions}, a persistent view created here is an
+ *       Iceberg view when the Iceberg catalog keeps views (REST; JDBC with {@code
+ *       jdbc.schema-version=V1}), as with the official runtime, and Spark's own view in the
+ *       built-in catalog otherwise; the option {@value #VIEW_FORMAT} ({@code iceberg}, {@code
+ *       spark}) chooses. Spark's own views keep working as before: reads, DROP, ALTER
+ *       and CREATE OR REPLACE of an existing one go to the built-in catalog, and SHOW VIEWS lists
+ *       both kinds. This class is a {@link ViewCatalog} over the Iceberg views only.
  *       CREATE OR REPLACE TABLE [AS SELECT] of an Iceberg table is atomic.
  *   <li>A name that the Iceberg catalog knows (a table or one of its metadata tables, {@code
  *       db.t.snapshots}) is served as an Iceberg table; any other name by the built-in catalog.
@@ -70,9 +85,16 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * the functions of its session catalog in its own function registry.
  */
 public class FloeSessionCatalog extends DelegatingCatalogExtension
-    implements StagingTableCatalog, IcebergSessionCatalog, ProcedureCatalog {
+    implements StagingTableCatalog, IcebergSessionCatalog, ProcedureCatalog, ViewCatalog {
+  /**
+   * The catalog option that says what a new persistent view is: {@code iceberg} (an Iceberg view in
+   * the Iceberg catalog) or {@code spark} (Spark's own view in the built-in catalog).
+   */
+  public static final String VIEW_FORMAT = "view-format";
+
   private String name;
   private FloeCatalogSupport iceberg;
+  private FloeViews views;
   private ProcedureContext procedures;
 
   @Override
@@ -81,6 +103,7 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension
     Catalog catalog = CatalogBuilder.build(name, settings, FloeCatalog.hadoopConf());
     this.name = name;
     this.iceberg = new FloeCatalogSupport(name, settings, catalog);
+    this.views = new FloeViews(name, catalog);
     this.procedures = new ProcedureContext(name, catalog, iceberg.defaultNamespace());
   }
 
@@ -93,6 +116,27 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension
   @Override
   public Catalog icebergCatalog() {
     return iceberg.catalog();
+  }
+
+  /**
+   * Whether new persistent views are Iceberg views: the catalog option {@value #VIEW_FORMAT} ({@code
+   * iceberg} or {@code spark}), read from the session's configuration on every statement so that
+   * {@code SET spark.sql.catalog.spark_catalog.view-format=spark} changes it for a session; when
+   * not set, Iceberg views exactly when the Iceberg catalog keeps views.
+   */
+  @Override
+  public boolean servesIcebergViews() {
+    String format = SQLConf.get().getConfString("spark.sql.catalog." + name + "." + VIEW_FORMAT, null);
+    if (format == null) {
+      return views.keepsViews();
+    }
+    return switch (format.toLowerCase(Locale.ROOT)) {
+      case "iceberg" -> true;
+      case "spark" -> false;
+      default -> throw new IllegalArgumentException(
+          "Invalid value for catalog option spark.sql.catalog." + name + "." + VIEW_FORMAT + ": '"
+              + format + "'; use iceberg or spark");
+    };
   }
 
   // tables
@@ -238,14 +282,86 @@ public class FloeSessionCatalog extends DelegatingCatalogExtension
   public boolean dropNamespace(String[] namespace, boolean cascade)
       throws NoSuchNamespaceException, NonEmptyNamespaceException {
     boolean inIceberg = iceberg.namespaceExists(namespace);
-    if (inIceberg && !cascade && iceberg.listTables(namespace).length > 0) {
+    Identifier[] icebergViews = inIceberg ? views.listViews(namespace) : new Identifier[0];
+    if (inIceberg
+        && !cascade
+        && (iceberg.listTables(namespace).length > 0 || icebergViews.length > 0)) {
       throw new NonEmptyNamespaceException(namespace);
     }
     boolean dropped = super.dropNamespace(namespace, cascade);
     if (inIceberg) {
+      for (Identifier view : icebergViews) {
+        views.dropView(view);
+      }
       iceberg.dropNamespace(namespace, cascade);
     }
     return dropped;
+  }
+
+  // views: the Iceberg catalog's, when it keeps views; Spark's own views stay in the built-in
+  // catalog, which Spark itself serves (the view statements leave them to Spark)
+
+  @Override
+  public Identifier[] listViews(String... namespace) throws NoSuchNamespaceException {
+    return iceberg.namespaceExists(namespace) ? views.listViews(namespace) : new Identifier[0];
+  }
+
+  @Override
+  public View loadView(Identifier ident) throws NoSuchViewException {
+    return views.loadView(ident);
+  }
+
+  @Override
+  public boolean viewExists(Identifier ident) {
+    return views.viewExists(ident);
+  }
+
+  /**
+   * Creates an Iceberg view, in a namespace the built-in catalog has (created in the Iceberg
+   * catalog when it lacks it, as for a table); a name the built-in catalog holds (a table or one of
+   * Spark's views) is refused.
+   */
+  @Override
+  public View createView(ViewInfo viewInfo)
+      throws ViewAlreadyExistsException, NoSuchNamespaceException {
+    Identifier ident = viewInfo.ident();
+    if (builtInTableExists(ident)) {
+      throw new ViewAlreadyExistsException(ident);
+    }
+    requireIcebergNamespace(ident);
+    return views.createView(viewInfo);
+  }
+
+  @Override
+  public View replaceView(ViewInfo viewInfo, boolean orCreate)
+      throws NoSuchViewException, NoSuchNamespaceException {
+    Identifier ident = viewInfo.ident();
+    if (!views.viewExists(ident) && builtInTableExists(ident)) {
+      throw new UnsupportedOperationException(
+          "Cannot replace view " + quoted(ident) + " with an Iceberg view: the name belongs to "
+              + "Spark's built-in catalog");
+    }
+    requireIcebergNamespace(ident);
+    return views.replaceView(viewInfo, orCreate);
+  }
+
+  @Override
+  public View alterView(Identifier ident, ViewChange... changes) throws NoSuchViewException {
+    return views.alterView(ident, changes);
+  }
+
+  @Override
+  public boolean dropView(Identifier ident) {
+    return views.dropView(ident);
+  }
+
+  @Override
+  public void renameView(Identifier from, Identifier to)
+      throws NoSuchViewException, ViewAlreadyExistsException {
+    if (builtInTableExists(to) || isIcebergTable(to)) {
+      throw new ViewAlreadyExistsException(to);
+    }
+    views.renameView(from, to);
   }
 
   // functions: Iceberg's transforms, which Spark loads to plan a write's distribution

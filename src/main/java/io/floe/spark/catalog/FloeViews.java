@@ -32,6 +32,7 @@ public final class FloeViews {
   private final String name;
   private final Catalog catalog;
   private final ViewCatalog views;
+  private volatile Boolean keepsViews;
 
   public FloeViews(String name, Catalog catalog) {
     this.name = Objects.requireNonNull(name, "name is null");
@@ -42,6 +43,32 @@ public final class FloeViews {
   /** Whether the Iceberg catalog stores views at all. */
   public boolean supported() {
     return views != null;
+  }
+
+  /**
+   * Whether the Iceberg catalog really keeps views: a JDBC catalog on its V0 schema, or a REST
+   * server without the view endpoints, has the interface but refuses every view call with {@link
+   * UnsupportedOperationException}. Asked once (a listing of the root namespace), then remembered.
+   */
+  public boolean keepsViews() {
+    Boolean known = keepsViews;
+    if (known == null) {
+      known = views != null && probe();
+      keepsViews = known;
+    }
+    return known;
+  }
+
+  private boolean probe() {
+    try {
+      views.listViews(Namespace.empty());
+      return true;
+    } catch (UnsupportedOperationException e) {
+      return false;
+    } catch (RuntimeException e) {
+      // a catalog that refuses the root namespace itself (REST) still serves views
+      return true;
+    }
   }
 
   public Identifier[] listViews(String[] namespace) throws NoSuchNamespaceException {

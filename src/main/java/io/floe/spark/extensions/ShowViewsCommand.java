@@ -19,8 +19,9 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code SHOW VIEWS [IN ns] [LIKE 'pattern']} in a view catalog: the catalog's views of the
- * namespace, then the session's local temporary views, as Spark lists them ({@code namespace},
- * {@code viewName}, {@code isTemporary}).
+ * namespace, then (in the session catalog) Spark's own views of the database, then the session's
+ * local temporary views, as Spark lists them ({@code namespace}, {@code viewName}, {@code
+ * isTemporary}).
  */
 final class ShowViewsCommand extends ViewCommand {
   private static final StructType SCHEMA =
@@ -32,11 +33,17 @@ final class ShowViewsCommand extends ViewCommand {
   private final ViewCatalog catalog;
   private final String[] namespace;
   private final String pattern;
+  private final boolean builtInViews;
 
-  ShowViewsCommand(ViewCatalog catalog, String[] namespace, String pattern) {
+  /**
+   * @param builtInViews whether to list the built-in catalog's views of the (one-level) namespace
+   *     too: the session catalog's Spark views beside its Iceberg views
+   */
+  ShowViewsCommand(ViewCatalog catalog, String[] namespace, String pattern, boolean builtInViews) {
     this.catalog = Objects.requireNonNull(catalog, "catalog is null");
     this.namespace = namespace.clone();
     this.pattern = pattern;
+    this.builtInViews = builtInViews;
   }
 
   @Override
@@ -71,6 +78,15 @@ final class ShowViewsCommand extends ViewCommand {
       }
     }
     SessionCatalog session = spark.sessionState().catalogManager().v1SessionCatalog();
+    if (builtInViews) {
+      String database = namespace[0];
+      for (TableIdentifier view :
+          CollectionConverters.asJava(session.listViews(database, pattern == null ? "*" : pattern))) {
+        if (view.database().isDefined() && view.database().get().equals(database)) {
+          rows.add(CommandRows.row(database, view.table(), false));
+        }
+      }
+    }
     for (TableIdentifier temp :
         CollectionConverters.asJava(session.listLocalTempViews(pattern == null ? "*" : pattern))) {
       rows.add(CommandRows.row("", temp.table(), true));

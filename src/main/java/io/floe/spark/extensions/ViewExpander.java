@@ -8,9 +8,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.analysis.CTESubstitution$;
 import org.apache.spark.sql.catalyst.analysis.GetColumnByOrdinal;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute$;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -32,8 +34,9 @@ import scala.runtime.AbstractPartialFunction;
 
 /**
  * Turns a view into the plan it stands for, the way the official runtime reads a view: the stored
- * SQL parsed, every relation name in it (also in CTEs and subqueries) qualified with the view's
- * default catalog and namespace, views it names expanded in turn, and the output projected onto the
+ * SQL parsed, every relation name and every function name other than a built-in one (also in CTEs
+ * and subqueries) qualified with the view's default catalog and namespace, views it names expanded
+ * in turn, and the output projected onto the
  * stored schema ({@code UpCast} to each stored type, renamed to the stored column names, with their
  * comments). Columns are picked by the query's stored column names where those are unique, else by
  * position. Spark's analyzer resolves the rest.
@@ -69,7 +72,7 @@ final class ViewExpander {
     List<String> defaults = new ArrayList<>();
     defaults.add(view.currentCatalog());
     defaults.addAll(Arrays.asList(view.currentNamespace()));
-    LogicalPlan body = qualify(parse(ref, view), defaults, along);
+    LogicalPlan body = qualify(qualifyFunctions(parse(ref, view), defaults), defaults, along);
     StructType schema = view.schema();
     List<String> byName = columnsByName(view);
     List<NamedExpression> columns = new ArrayList<>();
@@ -144,6 +147,56 @@ final class ViewExpander {
             return result;
           }
         });
+  }
+
+  /**
+   * {@code plan} with every function name that is not a built-in function qualified with {@code
+   * defaults}, as the official runtime reads a view and as Spark resolved the name when the view
+   * was created: a persistent function {@code f} of the namespace current then is read as {@code
+   * cat.db.f} from any current namespace, and a temporary function of the same name (which a view
+   * can never reference) does not shadow it. Done before relations are expanded, so that a nested
+   * view's functions get its own defaults.
+   */
+  private LogicalPlan qualifyFunctions(LogicalPlan plan, List<String> defaults) {
+    return plan.transformAllExpressionsWithSubqueries(
+        new AbstractPartialFunction<Expression, Expression>() {
+          @Override
+          public boolean isDefinedAt(Expression expression) {
+            return expression instanceof UnresolvedFunction function
+                && !function.isInternal()
+                && needsQualifier(CollectionConverters.asJava(function.nameParts()));
+          }
+
+          @Override
+          public <A1 extends Expression, B1> B1 applyOrElse(A1 node, Function1<A1, B1> otherwise) {
+            if (!(node instanceof UnresolvedFunction function)
+                || function.isInternal()
+                || !needsQualifier(CollectionConverters.asJava(function.nameParts()))) {
+              return otherwise.apply(node);
+            }
+            List<String> qualified =
+                qualified(CollectionConverters.asJava(function.nameParts()), defaults);
+            @SuppressWarnings("unchecked")
+            B1 result =
+                (B1)
+                    function.copy(
+                        CollectionConverters.asScala(qualified).toSeq(),
+                        function.arguments(),
+                        function.isDistinct(),
+                        function.filter(),
+                        function.ignoreNulls(),
+                        function.orderingWithinGroup(),
+                        function.isInternal());
+            return result;
+          }
+        });
+  }
+
+  private boolean needsQualifier(List<String> parts) {
+    if (parts.size() == 1) {
+      return !catalogs.v1SessionCatalog().isBuiltinFunction(new FunctionIdentifier(parts.get(0)));
+    }
+    return !catalogs.isCatalogRegistered(parts.get(0));
   }
 
   private List<String> qualified(List<String> parts, List<String> defaults) {

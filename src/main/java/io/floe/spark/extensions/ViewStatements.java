@@ -1,16 +1,24 @@
 package io.floe.spark.extensions;
 
+import io.floe.spark.catalog.IcebergSessionCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.CurrentNamespace$;
+import org.apache.spark.sql.catalyst.analysis.SchemaCompensation$;
+import org.apache.spark.sql.catalyst.analysis.SchemaEvolution$;
+import org.apache.spark.sql.catalyst.analysis.SchemaTypeEvolution$;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedNamespace;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedTableOrView;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedView;
+import org.apache.spark.sql.catalyst.analysis.ViewSchemaMode;
+import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
 import org.apache.spark.sql.catalyst.plans.logical.AlterViewAs;
+import org.apache.spark.sql.catalyst.plans.logical.AlterViewSchemaBinding;
 import org.apache.spark.sql.catalyst.plans.logical.CreateView;
 import org.apache.spark.sql.catalyst.plans.logical.DescribeRelation;
 import org.apache.spark.sql.catalyst.plans.logical.DropView;
@@ -34,7 +42,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * into its {@link ViewCommand}. Spark 4.1 would refuse them (its session-catalog rules fail any
  * view statement of another catalog before a later rule could see it), so they are taken here,
  * right after parsing, with the session's current catalog and namespace. Statements on temporary
- * views, on catalogs without views, and DESCRIBE or SHOW CREATE TABLE of a table stay Spark's.
+ * views, on catalogs without views, on Spark's own views in the session catalog, and DESCRIBE or
+ * SHOW CREATE TABLE of a table stay Spark's.
  */
 final class ViewStatements {
   private ViewStatements() {}
@@ -46,7 +55,25 @@ final class ViewStatements {
         && create.originalText().isDefined()) {
       // as in Spark, a temporary view of the same name does not stop a persistent view's creation
       return ViewRef.resolvePersistent(catalogs, parts(name.nameParts()))
-          .map(target -> createCommand(target, create));
+          .filter(target -> createsIcebergView(spark, target))
+          .map(
+              target -> {
+                refuseSchemaEvolution("create", target, create.viewSchemaMode());
+                return createCommand(target, create);
+              });
+    }
+    if (plan instanceof AlterViewSchemaBinding binding
+        && binding.child() instanceof UnresolvedView name) {
+      Optional<Found> found = existing(catalogs, name.multipartIdentifier());
+      if (found.isPresent()) {
+        // Iceberg stores no binding mode; a silent success would claim a change that is not kept
+        throw ViewErrors.message(
+            String.format(
+                "Cannot alter view %s WITH SCHEMA %s: Iceberg views keep no schema binding mode; "
+                    + "every read up-casts each column to its stored type, as WITH SCHEMA BINDING",
+                found.get().ref().quoted(), schemaModeName(binding.viewSchemaMode())));
+      }
+      return Optional.empty();
     }
     if (plan instanceof AlterViewAs alter && alter.child() instanceof UnresolvedView name) {
       return existing(catalogs, name.multipartIdentifier())
@@ -65,6 +92,7 @@ final class ViewStatements {
     }
     if (plan instanceof DropView drop && drop.child() instanceof UnresolvedIdentifier name) {
       return ViewRef.resolve(catalogs, parts(name.nameParts()))
+          .filter(target -> !isSessionCatalog(target) || target.load().isPresent())
           .map(target -> new DropViewCommand(target, drop.ifExists()));
     }
     if (plan instanceof RenameTable rename
@@ -90,6 +118,64 @@ final class ViewStatements {
           .map(found -> new DescribeViewCommand(found.ref(), found.view(), describe.isExtended()));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether a new persistent view is Floe's to create: always in a view catalog; in the session
+   * catalog ({@code FloeSessionCatalog}) only when it keeps Iceberg views and the built-in catalog
+   * holds nothing of that name. So Spark's own views stay Spark's: CREATE OR REPLACE or IF NOT
+   * EXISTS of an existing one, and every view of a session catalog whose Iceberg catalog keeps no
+   * views, run as Spark runs them.
+   */
+  private static boolean createsIcebergView(SparkSession spark, ViewRef target) {
+    if (!isSessionCatalog(target)) {
+      return true;
+    }
+    if (!((IcebergSessionCatalog) target.catalog()).servesIcebergViews()) {
+      return false;
+    }
+    String[] namespace = target.ident().namespace();
+    if (namespace.length != 1) {
+      // the built-in catalog's names have one level; Spark refuses any other
+      return false;
+    }
+    SessionCatalog builtIn = spark.sessionState().catalog();
+    return builtIn.databaseExists(namespace[0])
+        && !builtIn.tableExists(new TableIdentifier(target.ident().name(), Option.apply(namespace[0])));
+  }
+
+  /**
+   * Refuses {@code WITH SCHEMA EVOLUTION} and {@code WITH SCHEMA TYPE EVOLUTION} for an Iceberg
+   * view: an Iceberg view version stores one fixed schema, which every read projects onto, so a
+   * view whose columns follow its tables cannot be stored. {@code BINDING} and {@code
+   * COMPENSATION} (Spark's default) are accepted; both read as Floe reads every view, each column
+   * up-cast to its stored type, so a column change that cannot be up-cast fails the read.
+   */
+  private static void refuseSchemaEvolution(String action, ViewRef target, ViewSchemaMode mode) {
+    if (mode == SchemaEvolution$.MODULE$ || mode == SchemaTypeEvolution$.MODULE$) {
+      throw ViewErrors.message(
+          String.format(
+              "Cannot %s view %s: WITH SCHEMA %s is not supported for Iceberg views, which store a "
+                  + "fixed schema per version; omit the clause or use WITH SCHEMA BINDING",
+              action, target.quoted(), schemaModeName(mode)));
+    }
+  }
+
+  private static String schemaModeName(ViewSchemaMode mode) {
+    if (mode == SchemaEvolution$.MODULE$) {
+      return "EVOLUTION";
+    }
+    if (mode == SchemaTypeEvolution$.MODULE$) {
+      return "TYPE EVOLUTION";
+    }
+    if (mode == SchemaCompensation$.MODULE$) {
+      return "COMPENSATION";
+    }
+    return "BINDING";
+  }
+
+  private static boolean isSessionCatalog(ViewRef target) {
+    return target.catalog() instanceof IcebergSessionCatalog;
   }
 
   /**
@@ -159,8 +245,13 @@ final class ViewStatements {
     if (!(catalog instanceof ViewCatalog views)) {
       return Optional.empty();
     }
+    boolean session = catalog instanceof IcebergSessionCatalog;
+    if (session && (!((IcebergSessionCatalog) catalog).servesIcebergViews() || namespace.length != 1)) {
+      // the session catalog without Iceberg views lists only Spark's views: Spark's own command
+      return Optional.empty();
+    }
     String pattern = show.pattern().isDefined() ? show.pattern().get() : null;
-    return Optional.of(new ShowViewsCommand(views, namespace, pattern));
+    return Optional.of(new ShowViewsCommand(views, namespace, pattern, session));
   }
 
   /** A view that exists, with the name it was found under. */

@@ -36,16 +36,18 @@ import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * {@code add_files(table, source_table [, partition_filter, check_duplicate_files, parallelism])}:
- * adds existing Parquet files to the table without rewriting them, in one {@code append} snapshot
- * carrying {@code floe.commit-id}. The source is a directory ({@code `parquet`.`/path`}) or a
- * Parquet table of Spark's session catalog ({@link ImportSource}); {@code partition_filter} picks
+ * adds existing Parquet, ORC or Avro files to the table without rewriting them, in one {@code
+ * append} snapshot carrying {@code floe.commit-id}. The source is a directory ({@code
+ * `parquet`.`/path`}, {@code `orc`.`/path`}, {@code `avro`.`/path`}) or a table of those formats in
+ * Spark's session catalog ({@link ImportSource}); {@code partition_filter} picks
  * source partitions by value. Each file's footer is read by a Spark job of {@code parallelism}
  * tasks ({@link FooterMetricsTask}), metrics matched to the table's columns by the table's name
  * mapping, which is created from the schema and set on the table if it has none, as in the
  * official runtime (so that the files' columns are read by name).
  *
  * <p>By default a file the table already holds is refused, naming the file; {@code
- * check_duplicate_files => false} adds it anyway. Orc and Avro sources are refused.
+ * check_duplicate_files => false} adds it anyway. An ORC source into a table with a timestamp
+ * column is refused (Iceberg's ORC reader cannot read Spark's ORC timestamps as that column).
  */
 final class AddFilesProcedure extends BaseProcedure {
   static final String NAME = "add_files";

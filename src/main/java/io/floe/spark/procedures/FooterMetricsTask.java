@@ -3,7 +3,6 @@ package io.floe.spark.procedures;
 import io.floe.spark.write.FloeCommitMessage;
 import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,13 +18,16 @@ import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.avro.Avro;
+import org.apache.iceberg.hadoop.HadoopInputFile;
+import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.MappedField;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.orc.OrcMetrics;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
@@ -34,12 +36,14 @@ import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.util.SerializableConfiguration;
 
 /**
- * What each task of {@code add_files} runs on an executor: reads the Parquet footer of each of its
- * files and describes the file as an Iceberg data file of the table's spec, with metrics matched
- * to the table's columns through the name mapping, returned in one {@link FloeCommitMessage}.
+ * What each task of {@code add_files}, {@code snapshot} and {@code migrate} runs on an executor:
+ * reads the footer of each of its files (Parquet or ORC; an Avro file's blocks for its row count)
+ * and describes the file as an Iceberg data file of the table's spec, with metrics matched to the
+ * table's columns through the name mapping, returned in one {@link FloeCommitMessage}. ORC metrics
+ * come from Iceberg's own {@link OrcMetrics}; Avro files, as in Iceberg, carry only a row count.
  *
- * <p>Bounds are left out for columns whose stored values Iceberg would misread: {@code INT96}
- * timestamps, and timestamps or times in milliseconds or nanoseconds (Iceberg reads their
+ * <p>Parquet bounds are left out for columns whose stored values Iceberg would misread: {@code
+ * INT96} timestamps, and timestamps or times in milliseconds or nanoseconds (Iceberg reads their
  * statistics as microseconds), so that no filter ever prunes such a file wrongly.
  *
  * <p>Carries a read-only copy of the table, the name mapping (JSON) and the Hadoop configuration.
@@ -50,11 +54,18 @@ public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterM
    *
    * @param location the file's location
    * @param size its length in bytes
+   * @param format the file's format: {@code PARQUET}, {@code ORC} or {@code AVRO}
    * @param partitionValues the values of the spec's fields, in order, as the directory names
    *     spell them (null for Hive's default partition)
    */
-  public record Source(String location, long size, List<String> partitionValues)
-      implements Serializable {}
+  public record Source(String location, long size, FileFormat format, List<String> partitionValues)
+      implements Serializable {
+    public Source {
+      Objects.requireNonNull(location, "location is null");
+      Objects.requireNonNull(format, "format is null");
+      Objects.requireNonNull(partitionValues, "partitionValues is null");
+    }
+  }
 
   private final Table table;
   private final int specId;
@@ -89,32 +100,77 @@ public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterM
     List<DataFile> files = new ArrayList<>();
     while (sources.hasNext()) {
       Source source = sources.next();
-      ParquetMetadata footer;
-      try (ParquetFileReader reader =
-          ParquetFileReader.open(HadoopInputFile.fromPath(new Path(source.location()), conf.value()))) {
-        footer = reader.getFooter();
-      } catch (IOException | RuntimeException e) {
-        throw new IllegalArgumentException(
-            "Cannot add file " + source.location() + ": it is not a readable Parquet file ("
-                + e.getMessage() + ")", e);
-      }
-      Metrics metrics =
-          withoutMisreadBounds(
-              ParquetUtil.footerMetrics(footer, Stream.empty(), metricsConfig, mapping),
-              footer.getFileMetaData().getSchema(),
-              mapping);
       DataFiles.Builder builder =
           DataFiles.builder(spec)
               .withPath(source.location())
-              .withFormat(FileFormat.PARQUET)
+              .withFormat(source.format())
               .withFileSizeInBytes(source.size())
-              .withMetrics(metrics);
+              .withMetrics(metrics(source, metricsConfig, mapping));
       if (spec.isPartitioned()) {
         builder.withPartitionValues(source.partitionValues());
       }
       files.add(builder.build());
     }
     return List.of(new FloeCommitMessage(files)).iterator();
+  }
+
+  private Metrics metrics(Source source, MetricsConfig metricsConfig, NameMapping mapping) {
+    return switch (source.format()) {
+      case PARQUET -> parquetMetrics(source, metricsConfig, mapping);
+      case ORC -> {
+        try {
+          yield OrcMetrics.fromInputFile(input(source), metricsConfig, mapping);
+        } catch (RuntimeException e) {
+          throw unreadable(source, e);
+        }
+      }
+      case AVRO -> {
+        try {
+          yield new Metrics(Avro.rowCount(input(source)), null, null, null, null);
+        } catch (RuntimeException e) {
+          throw unreadable(source, e);
+        }
+      }
+      default -> throw new IllegalArgumentException(
+          "Cannot add file " + source.location() + ": Floe imports Parquet, ORC and Avro files, not "
+              + source.format());
+    };
+  }
+
+  private InputFile input(Source source) {
+    return HadoopInputFile.fromLocation(source.location(), source.size(), conf.value());
+  }
+
+  private static IllegalArgumentException unreadable(Source source, Exception e) {
+    return new IllegalArgumentException(
+        "Cannot add file " + source.location() + ": it is not a readable "
+            + formatName(source.format()) + " file (" + e.getMessage() + ")", e);
+  }
+
+  /** A format's name as messages spell it. */
+  static String formatName(FileFormat format) {
+    return switch (format) {
+      case PARQUET -> "Parquet";
+      case ORC -> "ORC";
+      case AVRO -> "Avro";
+      default -> format.name();
+    };
+  }
+
+  private Metrics parquetMetrics(Source source, MetricsConfig metricsConfig, NameMapping mapping) {
+    ParquetMetadata footer;
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new Path(source.location()), conf.value()))) {
+      footer = reader.getFooter();
+    } catch (IOException | RuntimeException e) {
+      throw unreadable(source, e);
+    }
+    return withoutMisreadBounds(
+        ParquetUtil.footerMetrics(footer, Stream.empty(), metricsConfig, mapping),
+        footer.getFileMetaData().getSchema(),
+        mapping);
   }
 
   private static Metrics withoutMisreadBounds(

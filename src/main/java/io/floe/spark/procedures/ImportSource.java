@@ -9,14 +9,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
@@ -25,10 +30,12 @@ import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The files {@code add_files} imports, found on the driver: from a Parquet directory named
- * {@code `parquet`.`/path`} (partition directories {@code col=value} below it, as Spark and Hive
- * write them), or from a Parquet table of Spark's session catalog (its partitions' locations as
- * the catalog lists them). Hidden files ({@code .}, {@code _} prefixes) are skipped.
+ * The files {@code add_files}, {@code snapshot} and {@code migrate} import, found on the driver:
+ * from a directory named {@code `parquet`.`/path`}, {@code `orc`.`/path`} or {@code `avro`.`/path`}
+ * (partition directories {@code col=value} below it, as Spark and Hive write them), or from a
+ * Parquet, ORC or Avro table of Spark's session catalog (its partitions' locations as the catalog
+ * lists them). Hidden files ({@code .}, {@code _} prefixes) are skipped; every other file is taken
+ * to be of the source's format, and one that is not fails the import naming it.
  *
  * <p>Carries the source's partition columns and the files with their partition values in the
  * order of the table's spec, after the partition filter. A source whose partitions do not match
@@ -77,15 +84,24 @@ final class ImportSource {
     Configuration conf = spark.sessionState().newHadoopConf();
     Map<List<String>, String> locations = new LinkedHashMap<>();
     List<String> columns;
+    FileFormat format;
     if (parts.size() == 2 && isFormat(parts.get(0))) {
-      if (!parts.get(0).equalsIgnoreCase("parquet")) {
-        throw fail.apply(
-            "names a " + parts.get(0) + " directory; Floe imports Parquet files only: " + text);
-      }
+      format = FileFormat.fromString(parts.get(0));
       columns = new ArrayList<>();
       discover(new Path(parts.get(1)), conf, List.of(), List.of(), columns, locations, fail, text);
     } else {
-      columns = catalogPartitions(spark, parts, locations, fail, text);
+      CatalogTable table = catalogTable(spark, parts, fail, text);
+      format =
+          formatOf(table)
+              .orElseThrow(
+                  () ->
+                      fail.apply(
+                          "is a " + describeFormat(table) + " table; Floe imports Parquet, ORC "
+                              + "and Avro tables only: " + text));
+      columns = catalogPartitions(spark, table, locations);
+    }
+    if (format == FileFormat.ORC) {
+      refuseTimestamps(schema, fail);
     }
     List<String> specColumns = specColumns(schema, spec, columns, fail);
     for (String key : partitionFilter.keySet()) {
@@ -114,12 +130,34 @@ final class ImportSource {
         String value = values.get(column.toLowerCase(Locale.ROOT));
         ordered.add(HIVE_DEFAULT_PARTITION.equals(value) ? null : value);
       }
-      listFiles(new Path(partition.getValue()), conf, ordered, files);
+      listFiles(new Path(partition.getValue()), conf, format, ordered, files);
     }
     if (!columns.isEmpty() && matched == 0 && !partitionFilter.isEmpty()) {
       throw fail.apply("has no partition that matches the partition filter " + partitionFilter);
     }
     return new ImportSource(files, matched);
+  }
+
+  /**
+   * Refuses an ORC import into a table with a timestamp column, of either kind: Spark stores its
+   * {@code TIMESTAMP} in ORC as a timestamp without time zone and its {@code TIMESTAMP_NTZ} as a
+   * long, and Iceberg's ORC reader reads neither as the column's type, so the table would fail
+   * every read of those files.
+   */
+  private static void refuseTimestamps(Schema schema, Function<String, RuntimeException> fail) {
+    for (Types.NestedField field : TypeUtil.indexById(schema.asStruct()).values()) {
+      if (field.type().typeId() == Type.TypeID.TIMESTAMP
+          || field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
+        throw fail.apply(orcTimestampReason(schema.findColumnName(field.fieldId())));
+      }
+    }
+  }
+
+  /** Why an ORC source with the timestamp column {@code column} cannot be imported. */
+  static String orcTimestampReason(String column) {
+    return "is ORC and has the timestamp column " + column + ": Spark stores TIMESTAMP in ORC as a "
+        + "timestamp without time zone and TIMESTAMP_NTZ as a long, which Iceberg's ORC reader "
+        + "cannot read as the column's type; import such a table from Parquet files";
   }
 
   private static boolean isFormat(String name) {
@@ -205,38 +243,63 @@ final class ImportSource {
     return org.apache.spark.sql.catalyst.catalog.ExternalCatalogUtils.unescapePathName(text);
   }
 
-  /** The partitions of a session-catalog table; returns its partition columns. */
-  private static List<String> catalogPartitions(
-      SparkSession spark,
-      List<String> parts,
-      Map<List<String>, String> locations,
-      Function<String, RuntimeException> fail,
-      String text) {
+  /**
+   * The data file format of a table of the session catalog: its provider ({@code USING parquet},
+   * {@code orc}, {@code avro}) or, for a Hive table, its serde; empty for any other table.
+   */
+  static Optional<FileFormat> formatOf(CatalogTable table) {
+    String provider =
+        table.provider().isDefined() ? table.provider().get().toLowerCase(Locale.ROOT) : "";
+    String serde =
+        table.storage().serde().isDefined()
+            ? table.storage().serde().get().toLowerCase(Locale.ROOT)
+            : "";
+    // spark-avro registers itself under the short name avro and its class name
+    if (provider.equals("org.apache.spark.sql.avro.avrofileformat")) {
+      provider = "avro";
+    }
+    for (FileFormat format : List.of(FileFormat.PARQUET, FileFormat.ORC, FileFormat.AVRO)) {
+      String name = format.name().toLowerCase(Locale.ROOT);
+      if (provider.equals(name) || (provider.equals("hive") && serde.contains(name))) {
+        return Optional.of(format);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The provider, or for a Hive table the serde, as a refusal names it. */
+  static String describeFormat(CatalogTable table) {
+    String provider = table.provider().isDefined() ? table.provider().get() : "";
+    String serde = table.storage().serde().isDefined() ? table.storage().serde().get() : "";
+    return provider.isEmpty() || (provider.equalsIgnoreCase("hive") && !serde.isEmpty())
+        ? serde
+        : provider;
+  }
+
+  private static CatalogTable catalogTable(
+      SparkSession spark, List<String> parts, Function<String, RuntimeException> fail, String text) {
     List<String> names = parts;
     if (names.size() == 3 && names.get(0).equalsIgnoreCase("spark_catalog")) {
       names = names.subList(1, 3);
     }
     if (names.size() > 2) {
-      throw fail.apply("must be a table of the session catalog (spark_catalog) or `parquet`.`path`: " + text);
+      throw fail.apply(
+          "must be a table of the session catalog (spark_catalog) or `format`.`path`: " + text);
     }
     TableIdentifier ident =
         names.size() == 1
             ? new TableIdentifier(names.get(0))
             : new TableIdentifier(names.get(1), Option.apply(names.get(0)));
-    CatalogTable table;
     try {
-      table = spark.sessionState().catalog().getTableMetadata(ident);
+      return spark.sessionState().catalog().getTableMetadata(ident);
     } catch (Exception e) {
       throw fail.apply("names no table of the session catalog: " + text);
     }
-    String provider = table.provider().isDefined() ? table.provider().get() : "";
-    String serde = table.storage().serde().isDefined() ? table.storage().serde().get() : "";
-    if (!provider.equalsIgnoreCase("parquet")
-        && !serde.toLowerCase(Locale.ROOT).contains("parquet")) {
-      throw fail.apply(
-          "is a " + (provider.isEmpty() ? serde : provider) + " table; Floe imports Parquet files "
-              + "only: " + text);
-    }
+  }
+
+  /** The partitions of a session-catalog table; returns its partition columns. */
+  private static List<String> catalogPartitions(
+      SparkSession spark, CatalogTable table, Map<List<String>, String> locations) {
     List<String> columns =
         new ArrayList<>(CollectionConverters.asJava(table.partitionColumnNames()));
     if (columns.isEmpty()) {
@@ -244,7 +307,8 @@ final class ImportSource {
       return columns;
     }
     for (CatalogTablePartition partition :
-        CollectionConverters.asJava(spark.sessionState().catalog().listPartitions(ident, Option.empty()))) {
+        CollectionConverters.asJava(
+            spark.sessionState().catalog().listPartitions(table.identifier(), Option.empty()))) {
       Map<String, String> spec = CollectionConverters.asJava(partition.spec());
       List<String> values = new ArrayList<>();
       columns.forEach(column -> values.add(spec.get(column)));
@@ -254,12 +318,17 @@ final class ImportSource {
   }
 
   private static void listFiles(
-      Path directory, Configuration conf, List<String> values, List<FooterMetricsTask.Source> files) {
+      Path directory,
+      Configuration conf,
+      FileFormat format,
+      List<String> values,
+      List<FooterMetricsTask.Source> files) {
     try {
       FileSystem fs = directory.getFileSystem(conf);
       for (FileStatus status : fs.listStatus(directory)) {
         if (status.isFile() && !OrphanFileTasks.hidden(status.getPath().getName())) {
-          files.add(new FooterMetricsTask.Source(status.getPath().toString(), status.getLen(), values));
+          files.add(new FooterMetricsTask.Source(
+                  status.getPath().toString(), status.getLen(), format, values));
         }
       }
     } catch (FileNotFoundException e) {

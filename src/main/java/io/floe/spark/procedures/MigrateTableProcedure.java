@@ -24,9 +24,9 @@ import scala.Option;
 
 /**
  * {@code migrate(table [, properties, drop_backup, backup_table_name, parallelism])}: replaces a
- * Parquet table of Spark's session catalog by an Iceberg table of the same name over the same
- * files. {@code spark_catalog} must be {@code io.floe.spark.FloeSessionCatalog}, which holds the new
- * table.
+ * Parquet, ORC or Avro table of Spark's session catalog by an Iceberg table of the same name over
+ * the same files. {@code spark_catalog} must be {@code io.floe.spark.FloeSessionCatalog}, which
+ * holds the new table.
  *
  * <p>The steps, as in the official runtime: the source is renamed to {@code <name>_BACKUP_} (or
  * {@code backup_table_name}), which stops writes to it; the Iceberg table is staged with the

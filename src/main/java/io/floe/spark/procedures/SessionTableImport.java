@@ -7,7 +7,6 @@ import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.WriteMode;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -15,6 +14,7 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -36,6 +36,9 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Option;
@@ -43,9 +46,9 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A table of Spark's built-in session catalog as the source of a new Iceberg table, what {@code
- * snapshot} and {@code migrate} share: the source resolved and checked (a Parquet table with a
- * location, not bucketed, not a view, not already an Iceberg table), its columns, identity
- * partitions and properties, and the creation of the Iceberg table over its files.
+ * snapshot} and {@code migrate} share: the source resolved and checked (a Parquet, ORC or Avro
+ * table with a location, not bucketed, not a view, not already an Iceberg table), its columns,
+ * identity partitions and properties, and the creation of the Iceberg table over its files.
  *
  * <p>The Iceberg table is staged through the destination Spark catalog, so that its naming rules
  * hold, and appears only when everything is imported: a failure leaves no table and deletes the
@@ -90,15 +93,18 @@ final class SessionTableImport {
     if (table.tableType() == CatalogTableType.VIEW()) {
       throw fail.apply("'" + text + "' is a view, not a table");
     }
-    String provider = table.provider().isDefined() ? table.provider().get().toLowerCase(Locale.ROOT) : "";
-    String serde = table.storage().serde().isDefined() ? table.storage().serde().get() : "";
-    boolean parquet =
-        provider.equals("parquet")
-            || (provider.equals("hive") && serde.toLowerCase(Locale.ROOT).contains("parquet"));
-    if (!parquet) {
+    if (ImportSource.formatOf(table).isEmpty()) {
       throw fail.apply(
-          "'" + text + "' is a " + (provider.isEmpty() ? serde : provider) + " table; Floe imports "
-              + "Parquet tables only");
+          "'" + text + "' is a " + ImportSource.describeFormat(table) + " table; Floe imports "
+              + "Parquet, ORC and Avro tables only");
+    }
+    if (ImportSource.formatOf(table).get() == FileFormat.ORC) {
+      for (StructField field : table.schema().fields()) {
+        if (field.dataType().existsRecursively(
+            type -> type instanceof TimestampType || type instanceof TimestampNTZType)) {
+          throw fail.apply("'" + text + "' " + ImportSource.orcTimestampReason(field.name()));
+        }
+      }
     }
     if (table.bucketSpec().isDefined()) {
       throw fail.apply("'" + text + "' is bucketed: Iceberg has no Spark bucketing to carry over");

@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code snapshot(source_table, table [, location, properties, parallelism])}: creates the Iceberg
- * table {@code table} in this catalog over the files of {@code source_table}, a Parquet table of
- * Spark's session catalog, without changing the source. The new table has the source's columns,
+ * table {@code table} in this catalog over the files of {@code source_table}, a Parquet, ORC or
+ * Avro table of Spark's session catalog, without changing the source. The new table has the source's columns,
  * identity partitions and properties (less its location settings), then {@code properties}, and
  * always {@code gc.enabled=false} and {@code snapshot=true} as in the official runtime: no
  * expiry, orphan cleanup or purge of the snapshot ever deletes a file of the source. Its own

@@ -219,11 +219,22 @@ class AddFilesTest extends ProcedureTestBase {
         .hasMessage(
             "Cannot call floe.system.add_files: argument 'source_table' is partitioned by [cat]: "
                 + "cannot add partitioned files to an unpartitioned table");
+    sql("CREATE TABLE spark_catalog.default.csv_src (id BIGINT) USING csv");
+    try {
+      assertThatThrownBy(
+              () -> call("add_files('%s', 'default.csv_src')", TABLE).collectAsList())
+          .hasMessage(
+              "Cannot call floe.system.add_files: argument 'source_table' is a csv table; "
+                  + "Floe imports Parquet, ORC and Avro tables only: default.csv_src");
+    } finally {
+      sql("DROP TABLE spark_catalog.default.csv_src");
+    }
     assertThatThrownBy(
-            () -> call("add_files('%s', '`orc`.`/nowhere`')", TABLE).collectAsList())
-        .hasMessage(
-            "Cannot call floe.system.add_files: argument 'source_table' names a orc directory; "
-                + "Floe imports Parquet files only: `orc`.`/nowhere`");
+            () -> call("add_files('%s', '`orc`.`%s`')", TABLE, source.resolve("missing").toUri())
+                .collectAsList())
+        .hasMessageStartingWith(
+            "Cannot call floe.system.add_files: argument 'source_table' names a directory that "
+                + "does not exist: ");
     assertThatThrownBy(
             () -> call("add_files('%s', '`parquet`.`%s`')", TABLE, source.resolve("missing").toUri())
                 .collectAsList())

@@ -1,0 +1,131 @@
+package io.floe.spark.procedures;
+
+import io.floe.spark.ChildJvm;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * ORC sources written and read by Spark's own ORC data source, in a JVM of their own. In Floe's test
+ * JVM the ORC jar Iceberg is built against ({@code orc-core} 1.9 {@code nohive}) comes before the
+ * ORC 2.x Spark ships, so Spark's {@code USING orc} cannot run there; this JVM has Spark's ORC only.
+ *
+ * <p>For each source ({@code partitioned}: by {@code cat}; {@code flat}: not) it writes, under the
+ * folder given: the ORC files in three appends ({@code <source>/}), the rows as Spark's ORC reader
+ * returns them, in Parquet ({@code <source>-rows/}), and per file its name, row count and id range
+ * as Spark counts them ({@code <source>-files/}): the oracle the tests compare with.
+ */
+public final class SparkOrcSources {
+  /** The source's columns, in table order. */
+  static final String COLUMNS = "id, data, n, d, amount, cat";
+
+  /** The DDL column list of the sources. */
+  static final String SCHEMA =
+      "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), cat STRING";
+
+  private SparkOrcSources() {}
+
+  /** Runs {@link #main} in a child JVM with Spark's ORC on its classpath and waits for it. */
+  static void write(Path folder) throws IOException, InterruptedException {
+    List<String> command = ChildJvm.javaWithTestFlags();
+    command.add("-Xmx768m");
+    command.add("-cp");
+    command.add(sparkOrcClasspath());
+    command.add(SparkOrcSources.class.getName());
+    command.add(folder.toString());
+    Path log = folder.resolveSibling(folder.getFileName() + ".log");
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    Process process = builder.start();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("The Spark ORC writer did not finish; see " + log);
+    }
+    if (process.exitValue() != 0) {
+      throw new IllegalStateException(
+          "The Spark ORC writer failed (" + process.exitValue() + "): " + Files.readString(log));
+    }
+  }
+
+  /** The test classpath with Spark's ORC instead of Iceberg's nohive ORC and its shims. */
+  private static String sparkOrcClasspath() {
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> entries = new ArrayList<>();
+    for (String entry : classpath.split(File.pathSeparator)) {
+      String name = Path.of(entry).getFileName().toString();
+      if (name.startsWith("orc-core-") && name.contains("nohive")) {
+        continue;
+      }
+      if (name.startsWith("orc-shims-")) {
+        // Spark's ORC needs the shims of its own version, which sits beside the one Maven chose
+        Path dir = Path.of(entry).getParent().getParent();
+        String sparkOrc =
+            Arrays.stream(classpath.split(File.pathSeparator))
+                .map(e -> Path.of(e).getFileName().toString())
+                .filter(n -> n.startsWith("orc-core-") && !n.contains("nohive"))
+                .findFirst()
+                .orElseThrow();
+        String version = sparkOrc.substring("orc-core-".length(), sparkOrc.indexOf("-shaded"));
+        entries.add(dir.resolve(version).resolve("orc-shims-" + version + ".jar").toString());
+        continue;
+      }
+      entries.add(entry);
+    }
+    return entries.stream().collect(Collectors.joining(File.pathSeparator));
+  }
+
+  public static void main(String[] args) {
+    Path folder = Path.of(args[0]);
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("floe-spark-orc-sources")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.driver.host", "127.0.0.1")
+            .getOrCreate();
+    try {
+      for (String source : List.of("partitioned", "flat")) {
+        String location = folder.resolve(source).toUri().toString();
+        for (int i = 0; i < 3; i++) {
+          Dataset<Row> rows =
+              spark.sql(
+                  String.format(
+                      "SELECT id, CASE WHEN id %% 7 = 0 THEN NULL ELSE concat('v', id) END AS data, "
+                          + "CAST(id %% 11 AS INT) AS n, "
+                          + "date_add(DATE'2024-01-01', CAST(id AS INT)) AS d, "
+                          + "CAST(id * 1.25 AS DECIMAL(10, 2)) AS amount, "
+                          + "CASE WHEN id %% 3 = 0 THEN 'a' WHEN id %% 3 = 1 THEN 'b' END AS cat "
+                          + "FROM range(%d, %d, 1, 2)",
+                      i * 40, i * 40 + 40));
+          if (source.equals("partitioned")) {
+            rows.write().mode(SaveMode.Append).partitionBy("cat").orc(location);
+          } else {
+            rows.write().mode(SaveMode.Append).orc(location);
+          }
+        }
+        spark.read().schema(SCHEMA).orc(location).createOrReplaceTempView("src");
+        spark.sql("SELECT " + COLUMNS + " FROM src")
+            .write().parquet(folder.resolve(source + "-rows").toUri().toString());
+        spark.sql(
+                "SELECT input_file_name() AS file, count(*) AS records, min(id) AS min_id, "
+                    + "max(id) AS max_id FROM src GROUP BY input_file_name()")
+            .write().parquet(folder.resolve(source + "-files").toUri().toString());
+      }
+    } finally {
+      spark.stop();
+    }
+  }
+}
