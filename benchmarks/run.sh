@@ -24,6 +24,9 @@ FILES="${PLAN_FILES:-$FILES}"
 TYPE_ROWS=20000000
 [[ "$MODE" == quick ]] && TYPE_ROWS=2000000
 TYPE_ROWS="${TYPES_ROWS:-$TYPE_ROWS}"
+# the maintenance scenario's table: data files to compact, and the appends that make its history
+MAINT_FILES=10000; MAINT_APPENDS=1000
+[[ "$MODE" == quick ]] && MAINT_FILES=400 && MAINT_APPENDS=200
 read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor maintenance tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
@@ -94,6 +97,7 @@ jvm() { # jvm <classpath> <main class> <args...>
   local cp="$1"; shift
   java -Xmx"$HEAP" -XX:MaxHeapFreeRatio=100 $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
     -Dbench.warm.runs="${WARM_RUNS:-3}" -Dbench.tpch.warm.runs="${TPCH_WARM_RUNS:-1}" \
+    -Dbench.maint.files="$MAINT_FILES" -Dbench.maint.appends="$MAINT_APPENDS" \
     ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} ${BENCH_JVM_OPTS:-} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain

@@ -26,7 +26,7 @@ import org.apache.spark.sql.SparkSession;
  * {@link #FILES} data files of {@link #ROWS_PER_FILE} rows each from one Spark write through the
  * engine itself (rows generated from {@code range}, so every engine writes the same rows into the
  * same number of files). Then, through Iceberg's own API (the same code and version in both JVMs),
- * one commit removes every file and {@link #APPENDS} fast appends add them back two at a time, so
+ * one commit removes every file and {@link #APPENDS} fast appends add them back in equal shares, so
  * the table's current snapshot holds the same rows in {@link #APPENDS} manifests and its history
  * has {@code APPENDS + 2} snapshots, like a table fed by many small commits.
  *
@@ -48,12 +48,15 @@ import org.apache.spark.sql.SparkSession;
  * the answer say so ({@code CHANGED}), so the report shows it as a disagreement.
  */
 final class MaintenanceScenario {
-  /** Data files of the table before compaction. */
-  static final int FILES = 400;
+  /** Data files of the table before compaction: 400 at quick scale, 10,000 at full scale. */
+  static final int FILES = Integer.getInteger("bench.maint.files", 400);
   /** Rows in each of them. */
   static final int ROWS_PER_FILE = 250;
-  /** Fast appends of two files each that make the table's history. */
-  static final int APPENDS = FILES / 2;
+  /**
+   * Fast appends that make the table's history, each of an equal share of the files: 200 at quick
+   * scale, 1,000 at full scale.
+   */
+  static final int APPENDS = Integer.getInteger("bench.maint.appends", FILES / 2);
 
   private MaintenanceScenario() {}
 
@@ -140,10 +143,15 @@ final class MaintenanceScenario {
       DeleteFiles delete = iceberg.newDelete();
       files.forEach(delete::deleteFile);
       delete.commit();
+      if (APPENDS < 1 || FILES % APPENDS != 0) {
+        throw new IllegalStateException(
+            "Cannot prepare scenario maintenance: " + APPENDS + " appends cannot share " + FILES
+                + " files equally");
+      }
+      int perAppend = FILES / APPENDS;
       for (int i = 0; i < APPENDS; i++) {
         AppendFiles append = iceberg.newFastAppend();
-        append.appendFile(files.get(2 * i));
-        append.appendFile(files.get(2 * i + 1));
+        files.subList(i * perAppend, (i + 1) * perAppend).forEach(append::appendFile);
         append.commit();
       }
     } catch (IOException e) {
