@@ -2,8 +2,6 @@ package io.floe.spark.procedures;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -19,8 +17,9 @@ import org.apache.spark.sql.types.StructType;
 /**
  * {@code expire_snapshots(table [, older_than, retain_last, max_concurrent_deletes, stream_results,
  * snapshot_ids, clean_expired_metadata])}: removes old snapshots from the table's metadata and
- * deletes the files no retained snapshot, branch or tag references any more, through Iceberg core's
- * {@code ExpireSnapshots}.
+ * deletes the files no retained snapshot, branch or tag references any more: Iceberg core's {@code
+ * ExpireSnapshots} commits, {@link UnreachableFiles} finds the files to delete, as the official
+ * runtime does, at once rather than once the snapshot that removed a file has expired.
  *
  * <p>Without {@code older_than} and {@code retain_last} the table's own settings apply ({@code
  * history.expire.max-snapshot-age-ms}, 5 days by default, and {@code
@@ -28,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
  * Files are deleted after the metadata commit, in bulk when the table's FileIO supports it (then
  * {@code max_concurrent_deletes} is ignored, as in the official runtime), else on that many
  * threads. {@code stream_results} is accepted and has no effect: the files to delete are found on
- * the driver, by Iceberg core, not collected from a Spark job.
+ * the driver, not collected from a Spark job.
  */
 final class ExpireSnapshotsProcedure extends BaseProcedure {
   static final String NAME = "expire_snapshots";
@@ -92,10 +91,12 @@ final class ExpireSnapshotsProcedure extends BaseProcedure {
     return modifyTable(
         ident,
         table -> {
-          TableMetadata before = metadata(table);
-          Queue<String> unreferenced = new ConcurrentLinkedQueue<>();
-          ExpireSnapshots expire =
-              table.expireSnapshots().cleanExpiredFiles(true).deleteWith(unreferenced::add);
+          // the latest metadata, so that no snapshot a concurrent expiry already removed is read
+          TableMetadata before = ((HasTableOperations) table).operations().refresh();
+          // Iceberg core only commits: its own cleanup on a main-only table is incremental (a data
+          // file goes once the snapshot that removed it has expired), while the official runtime
+          // frees every file no retained snapshot, branch or tag reaches; UnreachableFiles does that
+          ExpireSnapshots expire = table.expireSnapshots().cleanExpiredFiles(false);
           if (olderThanMillis != null) {
             expire.expireOlderThan(olderThanMillis);
           }
@@ -110,9 +111,10 @@ final class ExpireSnapshotsProcedure extends BaseProcedure {
           }
           expire.commit();
           table.refresh();
+          Map<String, ExpiredFiles.Kind> unreachable =
+              new UnreachableFiles(table.io(), before, metadata(table)).find();
           Map<ExpiredFiles.Kind, Long> deleted =
-              new ExpiredFiles(table.name(), table.io(), before, metadata(table), unreferenced)
-                  .delete(maxConcurrentDeletes);
+              new ExpiredFiles(table.name(), table.io(), unreachable).delete(maxConcurrentDeletes);
           return new InternalRow[] {
             row(
                 deleted.get(ExpiredFiles.Kind.DATA),

@@ -1,11 +1,6 @@
 package io.floe.spark.procedures;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,31 +9,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import org.apache.iceberg.ContentFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.ManifestContent;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.BulkDeletionFailureException;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsBulkOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The files snapshot expiration found unreferenced, sorted by kind and then deleted, so that {@code
+ * The files a snapshot expiration left unreachable, deleted and counted by kind, so that {@code
  * expire_snapshots} reports the official runtime's counts per kind.
  *
- * <p>Which files to delete is Iceberg core's decision ({@code ExpireSnapshots} with its cleanup
- * strategy, which keeps every file a retained snapshot, branch or tag references); this class only
- * receives those paths after the commit. A path is classified from the metadata before the
- * expiration: manifest lists and statistics files by the expired snapshots, manifests by their
- * lists, and data and delete files by reading the deleted manifests, where every deleted content
- * file is still listed as live (a file live in a retained manifest is never deleted).
+ * <p>Which files to delete, and their kinds, is {@link UnreachableFiles}' decision, made after the
+ * metadata commit; this class only deletes them.
  */
 final class ExpiredFiles {
   /** The kinds the output counts, in the order of its columns. */
@@ -55,28 +37,18 @@ final class ExpiredFiles {
 
   private final String table;
   private final FileIO io;
-  private final TableMetadata before;
-  private final Set<Long> retained;
+  private final Map<String, Kind> kinds;
   private final Set<String> paths;
 
   /**
    * @param table the table's name, for messages
-   * @param before the metadata before the expiration
-   * @param after the metadata after it
-   * @param paths the files Iceberg found unreferenced
+   * @param kinds the files to delete, each with its kind
    */
-  ExpiredFiles(
-      String table,
-      FileIO io,
-      TableMetadata before,
-      TableMetadata after,
-      Collection<String> paths) {
+  ExpiredFiles(String table, FileIO io, Map<String, Kind> kinds) {
     this.table = table;
     this.io = io;
-    this.before = before;
-    this.retained =
-        after.snapshots().stream().map(Snapshot::snapshotId).collect(Collectors.toSet());
-    this.paths = new HashSet<>(paths);
+    this.kinds = kinds;
+    this.paths = kinds.keySet();
   }
 
   /**
@@ -86,7 +58,6 @@ final class ExpiredFiles {
    * @return the number of files deleted per kind
    */
   Map<Kind, Long> delete(Integer threads) {
-    Map<String, Kind> kinds = classify();
     Map<Kind, AtomicLong> counts = new EnumMap<>(Kind.class);
     for (Kind kind : Kind.values()) {
       counts.put(kind, new AtomicLong());
@@ -154,57 +125,6 @@ final class ExpiredFiles {
       counts.get(kind).incrementAndGet();
     } catch (RuntimeException e) {
       LOG.warn("Cannot delete expired file {} of {}; it stays in place", path, table, e);
-    }
-  }
-
-  private Map<String, Kind> classify() {
-    Map<String, Kind> kinds = new HashMap<>();
-    before.statisticsFiles().forEach(file -> kinds.put(file.path(), Kind.STATISTICS));
-    before.partitionStatisticsFiles().forEach(file -> kinds.put(file.path(), Kind.STATISTICS));
-    for (Snapshot snapshot : before.snapshots()) {
-      if (retained.contains(snapshot.snapshotId())) {
-        continue;
-      }
-      if (snapshot.manifestListLocation() != null) {
-        kinds.put(snapshot.manifestListLocation(), Kind.MANIFEST_LIST);
-      }
-      for (ManifestFile manifest : snapshot.allManifests(io)) {
-        if (kinds.putIfAbsent(manifest.path(), Kind.MANIFEST) == null
-            && paths.contains(manifest.path())) {
-          classifyContent(manifest, kinds);
-        }
-      }
-    }
-    for (String path : paths) {
-      if (kinds.putIfAbsent(path, Kind.DATA) == null) {
-        LOG.warn(
-            "Expired file {} of {} is in no expired manifest; counted as a data file", path, table);
-      }
-    }
-    return kinds;
-  }
-
-  private void classifyContent(ManifestFile manifest, Map<String, Kind> kinds) {
-    if (manifest.content() == ManifestContent.DATA) {
-      try (CloseableIterable<String> files =
-          ManifestFiles.readPaths(manifest, io, before.specsById())) {
-        files.forEach(path -> kinds.putIfAbsent(path, Kind.DATA));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    } else {
-      try (CloseableIterable<DeleteFile> files =
-          ManifestFiles.readDeleteManifest(manifest, io, before.specsById())) {
-        for (ContentFile<?> file : files) {
-          kinds.putIfAbsent(
-              file.location(),
-              file.content() == FileContent.EQUALITY_DELETES
-                  ? Kind.EQUALITY_DELETES
-                  : Kind.POSITION_DELETES);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
     }
   }
 }
