@@ -209,8 +209,8 @@ public final class IcebergToSpark implements Serializable {
         return DateTimes.micros(timestamp);
       } else if (value instanceof LocalDateTime timestamp) {
         // Iceberg's Avro reader gives a LocalDateTime for a timestamp-micros without Iceberg's
-        // adjust-to-utc property, as Spark's Avro writer writes TIMESTAMP: the micros it holds
-        // are the instant's, so they are the value, as the official runtime reads them
+        // adjust-to-utc property, as Spark's Avro writer writes TIMESTAMP: the reader counted
+        // the stored micros from the epoch in UTC, and those micros are the instant Spark wrote
         return DateTimes.micros(timestamp);
       }
       throw unexpected(value);
