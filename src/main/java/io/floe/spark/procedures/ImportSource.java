@@ -102,6 +102,8 @@ final class ImportSource {
     }
     if (format == FileFormat.ORC) {
       refuseTimestamps(schema, fail);
+    } else if (format == FileFormat.AVRO) {
+      refuseLocalTimestamps(schema, fail);
     }
     List<String> specColumns = specColumns(schema, spec, columns, fail);
     for (String key : partitionFilter.keySet()) {
@@ -158,6 +160,32 @@ final class ImportSource {
     return "is ORC and has the timestamp column " + column + ": Spark stores TIMESTAMP in ORC as a "
         + "timestamp without time zone and TIMESTAMP_NTZ as a long, which Iceberg's ORC reader "
         + "cannot read as the column's type; import such a table from Parquet files";
+  }
+
+  /**
+   * Refuses an Avro import into a table with a timestamp column without time zone: Spark's Avro
+   * writer stores {@code TIMESTAMP_NTZ} as Avro's {@code local-timestamp-micros}, a logical type
+   * Iceberg's Avro reader does not know, so the table would fail every read of those files. (Spark's
+   * {@code TIMESTAMP}, stored as {@code timestamp-micros}, is read as the instant it holds.)
+   */
+  private static void refuseLocalTimestamps(
+      Schema schema, Function<String, RuntimeException> fail) {
+    for (Types.NestedField field : TypeUtil.indexById(schema.asStruct()).values()) {
+      boolean local =
+          (field.type() instanceof Types.TimestampType timestamp && !timestamp.shouldAdjustToUTC())
+              || (field.type() instanceof Types.TimestampNanoType nanos
+                  && !nanos.shouldAdjustToUTC());
+      if (local) {
+        throw fail.apply(avroTimestampNtzReason(schema.findColumnName(field.fieldId())));
+      }
+    }
+  }
+
+  /** Why an Avro source with the timestamp-without-time-zone column {@code column} cannot be imported. */
+  static String avroTimestampNtzReason(String column) {
+    return "is Avro and has the TIMESTAMP_NTZ column " + column + ": Spark's Avro writer stores "
+        + "TIMESTAMP_NTZ as Avro's local-timestamp-micros, which Iceberg's Avro reader cannot "
+        + "read; import such a table from Parquet files";
   }
 
   private static boolean isFormat(String name) {

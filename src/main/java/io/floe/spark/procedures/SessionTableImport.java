@@ -106,6 +106,13 @@ final class SessionTableImport {
         }
       }
     }
+    if (ImportSource.formatOf(table).get() == FileFormat.AVRO) {
+      for (StructField field : table.schema().fields()) {
+        if (field.dataType().existsRecursively(type -> type instanceof TimestampNTZType)) {
+          throw fail.apply("'" + text + "' " + ImportSource.avroTimestampNtzReason(field.name()));
+        }
+      }
+    }
     if (table.bucketSpec().isDefined()) {
       throw fail.apply("'" + text + "' is bucketed: Iceberg has no Spark bucketing to carry over");
     }

@@ -207,6 +207,11 @@ public final class IcebergToSpark implements Serializable {
         return nanos ? DateTimes.microsOfNanos(number) : number;
       } else if (value instanceof OffsetDateTime timestamp) {
         return DateTimes.micros(timestamp);
+      } else if (value instanceof LocalDateTime timestamp) {
+        // Iceberg's Avro reader gives a LocalDateTime for a timestamp-micros without Iceberg's
+        // adjust-to-utc property, as Spark's Avro writer writes TIMESTAMP: the reader counted
+        // the stored micros from the epoch in UTC, and those micros are the instant Spark wrote
+        return DateTimes.micros(timestamp);
       }
       throw unexpected(value);
     }

@@ -14,6 +14,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -318,6 +319,18 @@ class RowConversionTest {
     assertThat(buffer.position()).isEqualTo(1);
     backing[1] = 0;
     assertThat(converted).containsExactly(2, 3);
+  }
+
+  @Test
+  void aTimestamptzReadAsALocalDateTimeKeepsTheMicrosItWasCountedFrom() {
+    // Iceberg's Avro reader gives LocalDateTime (the stored micros from the epoch, in UTC) for a
+    // timestamp-micros without adjust-to-utc, which is how Spark's Avro writer stores TIMESTAMP
+    Types.StructType struct =
+        Types.StructType.of(Types.NestedField.optional(1, "ts", Types.TimestampType.withZone()));
+    long micros = -86_400_000_000L + 123_456L;
+    LocalDateTime read = LocalDateTime.of(1970, 1, 1, 0, 0).plus(micros, ChronoUnit.MICROS);
+
+    assertThat(new IcebergToSpark(struct).convert(values(read)).getLong(0)).isEqualTo(micros);
   }
 
   @Test

@@ -1,0 +1,402 @@
+package io.floe.spark.procedures;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.FloeSessionCatalog;
+import io.floe.spark.catalog.TestCatalog;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code snapshot}, {@code migrate} and {@code add_files} of Avro sources ({@code USING avro}
+ * tables of the session catalog, partitioned and not, and {@code `avro`.`/path`} directories) over
+ * files Spark's own Avro data source (spark-avro) wrote: the Iceberg table reads the rows Spark's
+ * Avro reader reads from the same files, and holds each file with the record count Spark counts in
+ * it; a file that is not Avro fails the import naming it and leaves nothing behind.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AvroImportTest {
+  /**
+   * The sources' columns, in table order: the primitive types whose Avro form Spark's writer
+   * chooses itself (dates, decimals and timestamps as logical types), and nested ones holding them.
+   * {@code TIMESTAMP_NTZ} is refused (see {@link #aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated}).
+   */
+  private static final String COLUMNS = "id, data, n, d, amount, ts, flag, f, bin, s, arr, m, cat";
+
+  private static final String SCHEMA =
+      "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), ts TIMESTAMP, "
+          + "flag BOOLEAN, f DOUBLE, bin BINARY, "
+          + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1)>, arr ARRAY<DATE>, m MAP<STRING, BIGINT>, "
+          + "cat STRING";
+
+  private SparkSession spark;
+  private Path warehouse;
+  private Path sparkWarehouse;
+
+  @BeforeAll
+  void startSpark() throws IOException {
+    warehouse = Files.createTempDirectory("floe-avro-import-warehouse");
+    sparkWarehouse = Files.createTempDirectory("floe-avro-import-spark-warehouse");
+    SparkSession.Builder builder =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("floe-avro-import-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.sql.session.timeZone", "America/Los_Angeles")
+            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
+            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
+            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
+            .config("spark.sql.catalog.floe.type", "hadoop")
+            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
+    Files.createDirectories(warehouse.resolve("session"));
+    TestCatalog.JDBC.options(warehouse.resolve("session"))
+        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
+    spark = builder.getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+  }
+
+  @AfterAll
+  void stopSpark() throws IOException {
+    if (spark != null) {
+      spark.stop();
+      spark = null;
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+    }
+    deleteRecursively(warehouse);
+    deleteRecursively(sparkWarehouse);
+  }
+
+  private static void deleteRecursively(Path path) throws IOException {
+    try (Stream<Path> files = Files.walk(path)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @BeforeEach
+  void createNamespace() {
+    sql("CREATE NAMESPACE IF NOT EXISTS db");
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
+  }
+
+  @AfterEach
+  void dropNamespace() {
+    spark.catalog().dropTempView("expected");
+    sql("USE default");
+    sql("DROP NAMESPACE IF EXISTS db CASCADE");
+    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
+  }
+
+  private List<Row> sql(String text, Object... args) {
+    return spark.sql(String.format(text, args)).collectAsList();
+  }
+
+  private Catalog sessionIceberg() {
+    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
+        .icebergCatalog();
+  }
+
+  private CatalogTable builtIn(String name) {
+    try {
+      return spark.sessionState().catalog().getTableMetadata(
+          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private boolean builtInHas(String name) {
+    return spark.sessionState().catalog().tableExists(
+        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
+  }
+
+  /** The rows of the sources, in {@link #COLUMNS} order, appended in three parts. */
+  private static String rows(int part) {
+    return String.format(
+        "SELECT id, CASE WHEN id %% 7 = 0 THEN NULL ELSE concat('v', id) END AS data, "
+            + "CAST(id %% 11 AS INT) AS n, "
+            + "CASE WHEN id %% 5 = 0 THEN NULL ELSE date_add(DATE'1969-12-25', CAST(id AS INT)) END AS d, "
+            + "CAST(id * -1.25 AS DECIMAL(10, 2)) AS amount, "
+            + "CASE WHEN id %% 6 = 0 THEN NULL "
+            + "ELSE TIMESTAMP'1969-12-31 16:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, id * 0.000123) END AS ts, "
+            + "id %% 2 = 0 AS flag, "
+            + "id / 8.0D AS f, "
+            + "CAST(concat('b', id) AS BINARY) AS bin, "
+            + "CASE WHEN id %% 9 = 0 THEN NULL ELSE named_struct("
+            + "'t', TIMESTAMP'2024-03-10 01:30:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0), "
+            + "'x', CAST(id / 4.0 AS DECIMAL(5, 1))) END AS s, "
+            + "array(DATE'1970-01-01' - CAST(id AS INT), CAST(NULL AS DATE)) AS arr, "
+            + "map('k', id, 'z', CASE WHEN id %% 2 = 0 THEN NULL ELSE -id END) AS m, "
+            + "CASE WHEN id %% 3 = 0 THEN 'a' WHEN id %% 3 = 1 THEN 'b' END AS cat "
+            + "FROM range(%d, %d, 1, 2)",
+        part * 40, part * 40 + 40);
+  }
+
+  /**
+   * Creates {@code db.<name>} USING avro (partitioned by cat or not), written by Spark's Avro
+   * writer in three inserts, and keeps the rows Spark's Avro reader reads from its files in the
+   * view {@code expected}; returns the record count Spark reads from each file.
+   */
+  private Map<String, Long> createAvroSource(String name, boolean partitioned) {
+    sql(
+        "CREATE TABLE db.%s (%s) USING avro %s",
+        name, SCHEMA, partitioned ? "PARTITIONED BY (cat)" : "");
+    for (int part = 0; part < 3; part++) {
+      sql("INSERT INTO db.%s %s", name, rows(part));
+    }
+    return expectFrom("db." + name);
+  }
+
+  /**
+   * Keeps the rows Spark reads from {@code source} (a table or {@code avro.`path`}) in the view
+   * {@code expected}; returns the record count Spark reads from each file.
+   */
+  private Map<String, Long> expectFrom(String source) {
+    Dataset<Row> rows = spark.sql("SELECT " + COLUMNS + " FROM " + source);
+    spark.createDataFrame(rows.collectAsList(), rows.schema()).createOrReplaceTempView("expected");
+    Map<String, Long> counts = new HashMap<>();
+    for (Row row :
+        spark.sql("SELECT _metadata.file_path, count(*) FROM " + source + " GROUP BY 1")
+            .collectAsList()) {
+      counts.put(fileName(row.getString(0)), row.getLong(1));
+    }
+    return counts;
+  }
+
+  private void assertRowsEqualExpected(String table) {
+    assertThat(sql("SELECT %s FROM %s", COLUMNS, table))
+        .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected"))
+        .hasSize(120);
+  }
+
+  /** Each data file of the Iceberg table, by {@link #fileName}, with its record count. */
+  private Map<String, Long> icebergRecordCounts(String table) {
+    Map<String, Long> counts = new HashMap<>();
+    for (Row row : sql("SELECT file_path, file_format, record_count FROM %s.files", table)) {
+      assertThat(row.getString(1)).isEqualTo("AVRO");
+      counts.put(fileName(row.getString(0)), row.getLong(2));
+    }
+    return counts;
+  }
+
+  /**
+   * A file's partition folder ({@code cat=a}, when it has one) and name: Spark gives files of
+   * different partitions the same name.
+   */
+  private static String fileName(String location) {
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    String folder = location.substring(0, location.lastIndexOf('/'));
+    folder = folder.substring(folder.lastIndexOf('/') + 1);
+    return folder.startsWith("cat=") ? folder + "/" + name : name;
+  }
+
+  /**
+   * The Avro data files under a table folder (Spark's hidden files and the Iceberg table's own
+   * metadata folder, whose manifests are Avro too, left out).
+   */
+  private static Set<Path> avroFiles(URI location) throws IOException {
+    Path root = Path.of(location);
+    try (Stream<Path> files = Files.walk(root)) {
+      return files
+          .filter(Files::isRegularFile)
+          .filter(p -> !root.relativize(p).startsWith("metadata"))
+          .filter(p -> p.getFileName().toString().endsWith(".avro"))
+          .filter(p -> !p.getFileName().toString().startsWith("."))
+          .collect(Collectors.toSet());
+    }
+  }
+
+  @Test
+  void aSnapshotOfAPartitionedAvroTableReadsItsRowsFromItsFiles() throws IOException {
+    Map<String, Long> sourceCounts = createAvroSource("src", true);
+    URI sourceLocation = builtIn("src").location();
+    Set<Path> sourceFiles = avroFiles(sourceLocation);
+    assertThat(sourceCounts).hasSize(sourceFiles.size());
+
+    assertThat(sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')"))
+        .containsExactly(RowFactory.create((long) sourceFiles.size()));
+
+    assertRowsEqualExpected("db.snap");
+    assertThat(icebergRecordCounts("db.snap")).isEqualTo(sourceCounts);
+    Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
+    assertThat(snap.spec().fields()).singleElement()
+        .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
+    for (String filter : List.of("id = 45", "cat = 'a'", "cat IS NULL AND id < 30", "d IS NULL")) {
+      assertThat(sql("SELECT %s FROM db.snap WHERE %s", COLUMNS, filter))
+          .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected WHERE %s", filter));
+    }
+
+    // the source keeps its files and rows
+    assertThat(avroFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(builtIn("src").provider().get()).isEqualTo("avro");
+    assertThat(sql("SELECT %s FROM db.src", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected"));
+  }
+
+  @Test
+  void migrateOfAnUnpartitionedAvroTableKeepsItsRowsAndFiles() throws IOException {
+    Map<String, Long> sourceCounts = createAvroSource("m", false);
+    URI location = builtIn("m").location();
+    Set<Path> files = avroFiles(location);
+
+    assertThat(sql("CALL spark_catalog.system.migrate('db.m')"))
+        .containsExactly(RowFactory.create((long) files.size()));
+
+    Table migrated = sessionIceberg().loadTable(TableIdentifier.of("db", "m"));
+    assertThat(migrated.spec().isUnpartitioned()).isTrue();
+    assertThat(migrated.properties()).containsEntry("migrated", "true");
+    assertRowsEqualExpected("db.m");
+    assertThat(icebergRecordCounts("db.m")).isEqualTo(sourceCounts).hasSize(files.size());
+    assertThat(builtIn("m_BACKUP_").tableType()).isEqualTo(CatalogTableType.EXTERNAL());
+    assertThat(avroFiles(location)).isEqualTo(files);
+
+    // new writes go in beside the imported files and read back with them
+    sql("INSERT INTO db.m SELECT * FROM expected WHERE id < 3");
+    assertThat(sql("SELECT %s FROM db.m", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(
+            sql("SELECT * FROM expected UNION ALL SELECT * FROM expected WHERE id < 3"));
+  }
+
+  @Test
+  void addFilesTakesAnAvroDirectory() throws IOException {
+    Path dir = sparkWarehouse.resolve("avro-dir-" + System.nanoTime());
+    for (int part = 0; part < 3; part++) {
+      spark.sql(rows(part)).write().mode("append").partitionBy("cat").format("avro")
+          .save(dir.toUri().toString());
+    }
+    Map<String, Long> sourceCounts =
+        expectFrom("avro.`" + dir.toUri() + "`");
+    sql("CREATE TABLE floe.db.target (%s) USING iceberg PARTITIONED BY (cat)", SCHEMA);
+
+    List<Row> added = sql("CALL floe.system.add_files('db.target', '`avro`.`%s`')", dir.toUri());
+
+    assertThat(added).containsExactly(RowFactory.create((long) sourceCounts.size(), 3L));
+    assertRowsEqualExpected("floe.db.target");
+    assertThat(icebergRecordCounts("floe.db.target")).isEqualTo(sourceCounts);
+  }
+
+  @Test
+  void aFailedAvroMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
+    createAvroSource("f", true);
+    CatalogTable before = builtIn("f");
+    Set<Path> files = avroFiles(before.location());
+    Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.avro");
+    Files.writeString(junk, "not an avro file");
+
+    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.f')"))
+        .hasStackTraceContaining("Cannot add file")
+        .hasStackTraceContaining("junk.avro: it is not a readable Avro file");
+    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.f', 'db.f_snap')"))
+        .hasStackTraceContaining("junk.avro: it is not a readable Avro file");
+
+    Files.delete(junk);
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "f"))).isFalse();
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "f_snap"))).isFalse();
+    assertThat(builtInHas("f_BACKUP_")).isFalse();
+    CatalogTable after = builtIn("f");
+    assertThat(after.tableType()).isEqualTo(before.tableType());
+    assertThat(after.location()).isEqualTo(before.location());
+    assertThat(after.provider().get()).isEqualTo("avro");
+    assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
+    assertThat(avroFiles(before.location())).isEqualTo(files);
+    // the source still holds every row: a migration now takes all of them
+    assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
+        .containsExactly(RowFactory.create((long) files.size()));
+    assertRowsEqualExpected("db.f");
+  }
+
+  @Test
+  void addFilesOfADirectoryWithANonAvroFileAddsNothing() throws IOException {
+    Path dir = sparkWarehouse.resolve("avro-junk-" + System.nanoTime());
+    spark.sql(rows(0)).write().format("avro").save(dir.toUri().toString());
+    Files.writeString(dir.resolve("junk.avro"), "not an avro file");
+    sql("CREATE TABLE floe.db.junk_target (%s) USING iceberg", SCHEMA);
+
+    assertThatThrownBy(
+            () -> sql("CALL floe.system.add_files('db.junk_target', '`avro`.`%s`')", dir.toUri()))
+        .hasStackTraceContaining("Cannot add file")
+        .hasStackTraceContaining("junk.avro: it is not a readable Avro file");
+
+    assertThat(sql("SELECT count(*) FROM floe.db.junk_target.snapshots").get(0).getLong(0))
+        .isEqualTo(0L);
+    assertThat(sql("SELECT count(*) FROM floe.db.junk_target").get(0).getLong(0)).isEqualTo(0L);
+  }
+
+  @Test
+  void aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated() throws IOException {
+    sql("CREATE TABLE db.ntz (id BIGINT, ntz TIMESTAMP_NTZ) USING avro");
+    sql("INSERT INTO db.ntz VALUES (1, TIMESTAMP_NTZ'2024-01-01 10:00:00')");
+    sql("CREATE TABLE db.nested (id BIGINT, s STRUCT<t: TIMESTAMP_NTZ>) USING avro");
+    Path dir = sparkWarehouse.resolve("avro-ntz-" + System.nanoTime());
+    spark.sql("SELECT 1L AS id, TIMESTAMP_NTZ'2024-01-01 10:00:00' AS ntz").write().format("avro")
+        .save(dir.toUri().toString());
+    sql("CREATE TABLE floe.db.ntz_target (id BIGINT, ntz TIMESTAMP_NTZ) USING iceberg");
+    // what Spark's Avro writer makes of TIMESTAMP_NTZ, and so why it is refused
+    try (Stream<Path> files = Files.list(dir)) {
+      Path file =
+          files.filter(p -> p.getFileName().toString().endsWith(".avro")).findFirst().orElseThrow();
+      try (org.apache.avro.file.DataFileReader<Object> reader =
+          new org.apache.avro.file.DataFileReader<>(
+              file.toFile(), new org.apache.avro.generic.GenericDatumReader<>())) {
+        assertThat(reader.getSchema().toString()).contains("local-timestamp-micros");
+      }
+    }
+
+    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.ntz', 'db.ntz_snap')"))
+        .hasMessage(
+            "Cannot call spark_catalog.system.snapshot: argument 'source_table' 'db.ntz' "
+                + ImportSource.avroTimestampNtzReason("ntz"));
+    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.nested')"))
+        .hasMessage(
+            "Cannot call spark_catalog.system.migrate: argument 'table' 'db.nested' "
+                + ImportSource.avroTimestampNtzReason("s"));
+    assertThatThrownBy(
+            () -> sql("CALL floe.system.add_files('db.ntz_target', 'spark_catalog.db.ntz')"))
+        .hasMessage(
+            "Cannot call floe.system.add_files: argument 'source_table' "
+                + ImportSource.avroTimestampNtzReason("ntz"));
+    assertThatThrownBy(
+            () -> sql("CALL floe.system.add_files('db.ntz_target', '`avro`.`%s`')", dir.toUri()))
+        .hasMessage(
+            "Cannot call floe.system.add_files: argument 'source_table' "
+                + ImportSource.avroTimestampNtzReason("ntz"));
+    assertThat(ImportSource.avroTimestampNtzReason("ntz"))
+        .contains("TIMESTAMP_NTZ column ntz", "import such a table from Parquet files");
+
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "ntz_snap"))).isFalse();
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "nested"))).isFalse();
+    assertThat(builtIn("nested").provider().get()).isEqualTo("avro");
+    assertThat(builtInHas("nested_BACKUP_")).isFalse();
+    assertThat(sql("SELECT count(*) FROM floe.db.ntz_target.snapshots").get(0).getLong(0))
+        .isEqualTo(0L);
+  }
+}
