@@ -29,7 +29,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * {@code noop}: Spark's no-op sink, the cost of a micro-batch with no table at all).
  *
  * <p>Arguments: {@code <engine> [epochs (default 60)] [rows per epoch (default 1000)] [warm-up
- * epochs left out of the statistics (default 10)]}.
+ * epochs left out of the statistics (default 10)]}. Run it like {@link CommitBenchmark} (test classes,
+ * classes and the test classpath, with the Spark JVM flags of the pom's {@code spark.jvm.flags});
+ * for {@code official}, put the official runtime jar in place of Floe's classes.
  */
 public final class StreamingSinkBenchmark {
   private static final String[] PHASES = {
