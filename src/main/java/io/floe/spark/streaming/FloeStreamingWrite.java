@@ -52,6 +52,8 @@ public final class FloeStreamingWrite implements StreamingWrite {
   private final String queryId;
   // epochs whose files the table may reference (committed, or outcome unknown)
   private final Set<Long> keptEpochs = ConcurrentHashMap.newKeySet();
+  // the table the previous epoch committed to; null before the first commit and after a failure
+  private volatile Table live;
 
   /**
    * @param context what the write was planned from; {@link WriteMode#APPEND} or, for complete
@@ -127,10 +129,13 @@ public final class FloeStreamingWrite implements StreamingWrite {
             null);
     CommitOutcome outcome;
     try {
-      Table live = context.loader().load();
-      outcome = new Committer(live, context.tableName()).commit(request);
+      outcome = new Committer(liveTable(), context.tableName()).commit(request);
     } catch (CommitStateUnknownError | Error e) {
+      live = null;
       keptEpochs.add(epochId);
+      throw e;
+    } catch (RuntimeException e) {
+      live = null;
       throw e;
     }
     if (outcome.writtenFilesUnused()) {
@@ -141,6 +146,26 @@ public final class FloeStreamingWrite implements StreamingWrite {
     } else {
       keptEpochs.add(epochId);
     }
+  }
+
+  /**
+   * The live table to commit an epoch to: loaded through the catalog for the first epoch, then the
+   * same table refreshed. A refresh reads the catalog's current state just as a load does (the
+   * Committer's epoch search and Iceberg's commit attempts see every commit made meanwhile), but
+   * re-reads the metadata only when another writer changed it: after this sink's own commit,
+   * Iceberg already holds the new state, with the head snapshot's manifest list read, which the
+   * next fast append builds on. A load per epoch parsed the whole table metadata and the head's
+   * manifest list again, a cost that grows with every epoch's snapshot and manifest.
+   */
+  private Table liveTable() {
+    Table table = live;
+    if (table == null) {
+      table = context.loader().load();
+      live = table;
+    } else {
+      table.refresh();
+    }
+    return table;
   }
 
   @Override
@@ -154,8 +179,6 @@ public final class FloeStreamingWrite implements StreamingWrite {
     }
     UncommittedFiles.deleteQuietly(context.table().io(), FloeCommitMessage.dataFilesOf(messages));
   }
-
-
 
   @Override
   public String toString() {
