@@ -3,6 +3,7 @@ package io.floe.spark.extensions;
 import io.floe.spark.rest.RestCatalogServer;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 
 /** Views in a REST catalog served on loopback. */
 class ViewRestTest extends ViewSuite {
@@ -14,7 +15,10 @@ class ViewRestTest extends ViewSuite {
     return server.catalogOptions();
   }
 
+  // an overriding method is a lifecycle method only when annotated itself: without it JUnit never
+  // stopped this class's session, and the next class's getOrCreate() took it over
   @Override
+  @AfterAll
   void stopSpark() throws java.io.IOException {
     try {
       RestCatalogServer.closeCatalog(spark, "floe");
