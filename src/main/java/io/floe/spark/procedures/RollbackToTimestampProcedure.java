@@ -1,11 +1,8 @@
 package io.floe.spark.procedures;
 
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.iceberg.Table;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code rollback_to_timestamp(table, timestamp)}: makes the ancestor of the current snapshot that
@@ -13,39 +10,21 @@ import org.apache.spark.sql.types.StructType;
  * ManageSnapshots.rollbackToTime}; the timestamp is truncated to milliseconds). No new snapshot is
  * written.
  */
-final class RollbackToTimestampProcedure extends BaseProcedure {
+final class RollbackToTimestampProcedure extends RollbackProcedure {
   static final String NAME = "rollback_to_timestamp";
 
-  private static final ProcedureParameter TABLE = Parameters.TABLE;
   private static final ProcedureParameter TIMESTAMP =
       Parameters.required("timestamp", DataTypes.TimestampType);
-  private static final ProcedureParameter[] PARAMETERS = {TABLE, TIMESTAMP};
-
-  private static final StructType OUTPUT =
-      Parameters.output(
-          Parameters.column("previous_snapshot_id", DataTypes.LongType, false),
-          Parameters.column("current_snapshot_id", DataTypes.LongType, false));
 
   RollbackToTimestampProcedure(ProcedureContext context) {
-    super(context, NAME, PARAMETERS, OUTPUT);
+    super(context, NAME, TIMESTAMP);
   }
 
   @Override
-  InternalRow[] run(ProcedureArgs args) {
-    TableIdentifier ident = tableArgument(args, TABLE);
+  long rollBack(Table table, ProcedureArgs args) {
     long timestampMillis = args.timestampMillis(TIMESTAMP);
-    return modifyTable(
-        ident,
-        table -> {
-          Snapshot previous = table.currentSnapshot();
-          if (previous == null) {
-            throw failure("table " + table.name() + " has no current snapshot to roll back from");
-          }
-          table.manageSnapshots().rollbackToTime(timestampMillis).commit();
-          table.refresh();
-          return new InternalRow[] {
-            row(previous.snapshotId(), table.currentSnapshot().snapshotId())
-          };
-        });
+    table.manageSnapshots().rollbackToTime(timestampMillis).commit();
+    table.refresh();
+    return table.currentSnapshot().snapshotId();
   }
 }

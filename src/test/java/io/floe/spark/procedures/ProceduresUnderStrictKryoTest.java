@@ -31,10 +31,8 @@ class ProceduresUnderStrictKryoTest {
     spark =
         SparkSession.builder()
             .config(
-                Travel.strictKryoLocalConf("floe-strict-kryo-procedures")
-                    .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
-                    .set("spark.sql.catalog.floe.type", "hadoop")
-                    .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("wh").toUri().toString()))
+                Travel.withHadoopCatalog(
+                    Travel.strictKryoLocalConf("floe-strict-kryo-procedures"), "floe", warehouse.resolve("wh")))
             .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }

@@ -2,7 +2,6 @@ package io.floe.spark.rowlevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
 import io.floe.spark.distributed.RecordingCatalog;
 import io.floe.spark.distributed.RecordingCatalog.Call;
 import io.floe.spark.serialization.Travel;
@@ -33,12 +32,11 @@ class MergeOnReadStrictKryoTest {
     warehouse = Files.createTempDirectory("floe-mor-kryo");
     calls = warehouse.resolve("catalog-calls.log");
     SparkConf conf =
-        Travel.strictKryoLocalConf("floe-mor-strict-kryo")
-            .set("spark.sql.catalog.rec", FloeCatalog.class.getName())
-            .set("spark.sql.catalog.rec.catalog-impl", RecordingCatalog.class.getName())
-            .set("spark.sql.catalog.rec." + RecordingCatalog.DELEGATE_TYPE, "hadoop")
-            .set("spark.sql.catalog.rec." + RecordingCatalog.RECORD_TO, calls.toString())
-            .set("spark.sql.catalog.rec.warehouse", warehouse.resolve("recorded").toUri().toString());
+        Travel.withRecordingCatalog(
+            Travel.strictKryoLocalConf("floe-mor-strict-kryo"),
+            "rec",
+            calls,
+            warehouse.resolve("recorded"));
     spark = SparkSession.builder().config(conf).getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }

@@ -2,7 +2,6 @@ package io.floe.spark.serialization;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
 import io.floe.spark.distributed.RecordingCatalog;
 import io.floe.spark.distributed.RecordingCatalog.Call;
 import java.io.IOException;
@@ -34,15 +33,12 @@ class StrictKryoSessionTest {
     warehouse = Files.createTempDirectory("floe-kryo");
     calls = warehouse.resolve("catalog-calls.log");
     SparkConf conf =
-        Travel.strictKryoLocalConf("floe-strict-kryo")
-            .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .set("spark.sql.catalog.floe.type", "hadoop")
-            .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("plain").toUri().toString())
-            .set("spark.sql.catalog.rec", FloeCatalog.class.getName())
-            .set("spark.sql.catalog.rec.catalog-impl", RecordingCatalog.class.getName())
-            .set("spark.sql.catalog.rec." + RecordingCatalog.DELEGATE_TYPE, "hadoop")
-            .set("spark.sql.catalog.rec." + RecordingCatalog.RECORD_TO, calls.toString())
-            .set("spark.sql.catalog.rec.warehouse", warehouse.resolve("recorded").toUri().toString());
+        Travel.withRecordingCatalog(
+            Travel.withHadoopCatalog(
+                Travel.strictKryoLocalConf("floe-strict-kryo"), "floe", warehouse.resolve("plain")),
+            "rec",
+            calls,
+            warehouse.resolve("recorded"));
     spark = SparkSession.builder().config(conf).getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }

@@ -1,6 +1,8 @@
 package io.floe.spark.serialization;
 
+import io.floe.spark.FloeCatalog;
 import io.floe.spark.FloeKryoRegistrator;
+import io.floe.spark.distributed.RecordingCatalog;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
 import java.io.ByteArrayInputStream;
@@ -58,6 +60,26 @@ public final class Travel {
         .set("spark.sql.shuffle.partitions", "4")
         .set("spark.default.parallelism", "2")
         .set("spark.driver.host", "127.0.0.1");
+  }
+
+  /** Adds a Floe catalog {@code name} over a hadoop warehouse in {@code dir} to {@code conf}. */
+  public static SparkConf withHadoopCatalog(SparkConf conf, String name, Path dir) {
+    return conf.set("spark.sql.catalog." + name, FloeCatalog.class.getName())
+        .set("spark.sql.catalog." + name + ".type", "hadoop")
+        .set("spark.sql.catalog." + name + ".warehouse", dir.toUri().toString());
+  }
+
+  /**
+   * Adds a Floe catalog {@code name} over a hadoop warehouse in {@code dir}, behind a {@link
+   * RecordingCatalog} that appends every catalog call to {@code calls}.
+   */
+  public static SparkConf withRecordingCatalog(SparkConf conf, String name, Path calls, Path dir) {
+    String prefix = "spark.sql.catalog." + name;
+    return conf.set(prefix, FloeCatalog.class.getName())
+        .set(prefix + ".catalog-impl", RecordingCatalog.class.getName())
+        .set(prefix + "." + RecordingCatalog.DELEGATE_TYPE, "hadoop")
+        .set(prefix + "." + RecordingCatalog.RECORD_TO, calls.toString())
+        .set(prefix + ".warehouse", dir.toUri().toString());
   }
 
   /** Stops a test's own session (if started) and deletes its warehouse folder. */

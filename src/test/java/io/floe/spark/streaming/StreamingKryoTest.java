@@ -2,7 +2,6 @@ package io.floe.spark.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
 import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,10 +28,8 @@ class StreamingKryoTest {
     spark =
         SparkSession.builder()
             .config(
-                Travel.strictKryoLocalConf("floe-stream-kryo")
-                    .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
-                    .set("spark.sql.catalog.floe.type", "hadoop")
-                    .set("spark.sql.catalog.floe.warehouse", warehouse.resolve("wh").toUri().toString()))
+                Travel.withHadoopCatalog(
+                    Travel.strictKryoLocalConf("floe-stream-kryo"), "floe", warehouse.resolve("wh")))
             .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }
