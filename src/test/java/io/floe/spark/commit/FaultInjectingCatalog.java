@@ -22,13 +22,10 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.RuntimeIOException;
 import org.apache.iceberg.hadoop.Configurable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A test catalog that wraps a real Iceberg catalog (hadoop or JDBC, chosen by {@code
@@ -206,18 +203,12 @@ public final class FaultInjectingCatalog implements Catalog, SupportsNamespaces,
   }
 
   /** The real operations of one table, with the queued faults applied to its commits. */
-  private static final class FaultyOperations implements TableOperations {
+  private static final class FaultyOperations extends ForwardingTableOperations {
     private final String key;
-    private final TableOperations ops;
 
     FaultyOperations(String key, TableOperations ops) {
+      super(ops);
       this.key = key;
-      this.ops = ops;
-    }
-
-    @Override
-    public TableMetadata current() {
-      return ops.current();
     }
 
     @Override
@@ -237,41 +228,6 @@ public final class FaultInjectingCatalog implements Catalog, SupportsNamespaces,
       } else {
         fault.commit(ops, base, metadata);
       }
-    }
-
-    @Override
-    public FileIO io() {
-      return ops.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return ops.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return ops.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return ops.locationProvider();
-    }
-
-    @Override
-    public TableOperations temp(TableMetadata uncommittedMetadata) {
-      return ops.temp(uncommittedMetadata);
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return ops.newSnapshotId();
-    }
-
-    @Override
-    public boolean requireStrictCleanup() {
-      return ops.requireStrictCleanup();
     }
   }
 }

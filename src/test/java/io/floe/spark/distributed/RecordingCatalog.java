@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import io.floe.spark.commit.ForwardingTableOperations;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
@@ -28,10 +29,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.hadoop.Configurable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A test catalog that wraps a real Iceberg catalog (hadoop or JDBC, chosen by {@code delegate-type})
@@ -299,18 +297,12 @@ public final class RecordingCatalog implements Catalog, SupportsNamespaces, Conf
   }
 
   /** Records the refreshes and commits of a table loaded through this catalog. */
-  private final class RecordingOperations implements TableOperations {
+  private final class RecordingOperations extends ForwardingTableOperations {
     private final String tableName;
-    private final TableOperations ops;
 
     RecordingOperations(String tableName, TableOperations ops) {
+      super(ops);
       this.tableName = tableName;
-      this.ops = ops;
-    }
-
-    @Override
-    public TableMetadata current() {
-      return ops.current();
     }
 
     @Override
@@ -323,41 +315,6 @@ public final class RecordingCatalog implements Catalog, SupportsNamespaces, Conf
     public void commit(TableMetadata base, TableMetadata metadata) {
       record("commit " + tableName);
       ops.commit(base, metadata);
-    }
-
-    @Override
-    public FileIO io() {
-      return ops.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return ops.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return ops.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return ops.locationProvider();
-    }
-
-    @Override
-    public TableOperations temp(TableMetadata uncommittedMetadata) {
-      return ops.temp(uncommittedMetadata);
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return ops.newSnapshotId();
-    }
-
-    @Override
-    public boolean requireStrictCleanup() {
-      return ops.requireStrictCleanup();
     }
   }
 }
