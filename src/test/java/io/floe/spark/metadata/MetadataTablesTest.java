@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.ReadTestSupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -12,20 +13,13 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Dataset;
@@ -59,11 +53,11 @@ class MetadataTablesTest extends SparkTestBase {
         + " PARTITIONED BY (category) TBLPROPERTIES ('format-version'='2')");
     sql("INSERT INTO floe.db.with_deletes VALUES (1, 'one', 'a'), (2, 'two', 'a'), (3, 'three', 'b')");
     Table table = icebergTable("db.with_deletes");
-    DataFile fileA = dataFiles(table).stream()
+    DataFile fileA = ReadTestSupport.dataFiles(table).stream()
         .filter(file -> file.partition().get(0, String.class).equals("a"))
         .findFirst()
         .orElseThrow();
-    DeleteFile deletes = positionDeletes(table, fileA, List.of(1L));
+    DeleteFile deletes = ReadTestSupport.positionDeletes(table, fileA, List.of(1L));
     table.newRowDelta().addDeletes(deletes).commit();
   }
 
@@ -214,33 +208,4 @@ class MetadataTablesTest extends SparkTestBase {
     return catalog.icebergCatalog().loadTable(TableIdentifier.parse(name));
   }
 
-  private static List<DataFile> dataFiles(Table table) {
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> files.add(task.file()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return files;
-  }
-
-  /** Writes a position delete file with Iceberg's generic writer. */
-  private static DeleteFile positionDeletes(Table table, DataFile file, List<Long> positions) {
-    PartitionSpec spec = table.specs().get(file.specId());
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).build();
-    OutputFileFactory files =
-        OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build();
-    PositionDeleteWriter<Record> writer =
-        writers.newPositionDeleteWriter(
-            files.newOutputFile(spec, file.partition()), spec, file.partition());
-    try (PositionDeleteWriter<Record> closing = writer) {
-      PositionDelete<Record> delete = PositionDelete.create();
-      for (long pos : positions) {
-        closing.write(delete.set(file.location(), pos));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return writer.toDeleteFile();
-  }
 }
