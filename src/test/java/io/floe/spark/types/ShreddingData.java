@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Variant test data with a shape worth shredding: most rows are objects with the same fields
  * ({@code a} an integer of growing width, {@code b} a string, {@code n} a nested object with a
- * double and an array of strings, {@code arr} an array of integers), and every kind of value the
+ * double (written with an exponent, so {@code parse_json} makes it a double, not a decimal) and an
+ * array of strings, {@code arr} an array of integers), and every kind of value the
  * inferred layout does not fit: fields of another type, missing and extra fields, variant nulls as
  * values and fields, arrays of mixed types, top-level arrays and scalars, an empty object and, if
  * asked, decimals of different scales and sizes. Row {@code NULL_ROW} is a SQL NULL.
@@ -19,9 +20,9 @@ final class ShreddingData {
 
   /** What both engines print for a variant column {@code v}; no value holds a '|'. */
   static final String SHAPE =
-      "id, to_json(v), variant_get(v, '$.a', 'bigint'), variant_get(v, '$.b', 'string'),"
-          + " variant_get(v, '$.n.x', 'double'), to_json(variant_get(v, '$.n.tags')),"
-          + " to_json(variant_get(v, '$.arr')), variant_get(v, '$.arr[1]', 'int'),"
+      "id, to_json(v), try_variant_get(v, '$.a', 'bigint'), try_variant_get(v, '$.b', 'string'),"
+          + " try_variant_get(v, '$.n.x', 'double'), to_json(try_variant_get(v, '$.n.tags')),"
+          + " to_json(try_variant_get(v, '$.arr')), try_variant_get(v, '$.arr[1]', 'int'),"
           + " is_variant_null(v), v IS NULL, schema_of_variant(v)";
 
   private ShreddingData() {}
@@ -56,7 +57,8 @@ final class ShreddingData {
     } else if (i % 17 == 0) {
       json.append(", \"n\": {\"x\": \"text\", \"deep\": {\"y\": [[1], []]}}");
     } else {
-      json.append(", \"n\": {\"x\": ").append(i * 1.5).append(", \"tags\": [\"t")
+      json.append(", \"n\": {\"x\": ").append(i * 1.5).append("E0")
+          .append(", \"tags\": [\"t")
           .append(i % 3).append("\", \"u\"]}");
     }
     json.append(", \"arr\": ")
