@@ -187,4 +187,31 @@ class VariantShreddingTest extends SparkTestBase {
     assertThat(rowPathEitherWay(spark, "SELECT " + shape + " FROM floe.shred.nested"))
         .isEqualTo(canonicalRows(sql("SELECT " + shape + " FROM nested_expected")));
   }
+
+  @Test
+  void mergeOnReadUpdateAndCompactionOfAShreddedTableKeepEveryValueShredded() throws IOException {
+    create("mor", ", 'write.parquet.shred-variants'='true', 'write.delete.mode'='merge-on-read',"
+        + " 'write.update.mode'='merge-on-read'");
+    sql("INSERT INTO floe.shred.mor SELECT id, parse_json(s) FROM shred_src WHERE id < 30");
+    sql("INSERT INTO floe.shred.mor SELECT id, parse_json(s) FROM shred_src WHERE id >= 30");
+
+    String changed = "parse_json('{\"a\": 1, \"b\": \"updated\", \"arr\": [7, 8]}')";
+    sql("UPDATE floe.shred.mor SET v = " + changed + " WHERE mod(id, 4) = 1");
+    sql("DELETE FROM floe.shred.mor WHERE try_variant_get(v, '$.a', 'bigint') > 1000000000");
+    spark.sql("SELECT id, CASE WHEN mod(id, 4) = 1 THEN " + changed + " ELSE v END AS v"
+            + " FROM shred_expected")
+        .createOrReplaceTempView("mor_updated");
+    spark.sql("SELECT * FROM mor_updated WHERE NOT coalesce("
+            + "try_variant_get(v, '$.a', 'bigint') > 1000000000, false)")
+        .createOrReplaceTempView("mor_expected");
+    List<String> expected = canonicalRows(sql("SELECT " + SHAPE + " FROM mor_expected"));
+    assertThat(bothPaths(spark, "SELECT " + SHAPE + " FROM floe.shred.mor")).isEqualTo(expected);
+
+    sql("CALL floe.system.rewrite_data_files(table => 'shred.mor',"
+        + " options => map('rewrite-all', 'true', 'delete-file-threshold', '1'))");
+    Table table = icebergTable(spark, "shred.mor");
+    assertThat(dataFiles(table)).hasSize(1);
+    assertThat(groups(table, "v")).allMatch(group -> group.containsField("typed_value"));
+    assertThat(bothPaths(spark, "SELECT " + SHAPE + " FROM floe.shred.mor")).isEqualTo(expected);
+  }
 }
