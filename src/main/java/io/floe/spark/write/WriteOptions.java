@@ -154,6 +154,8 @@ public record WriteOptions(
           DELETE_FORMAT,
           MERGE_SCHEMA,
           FANOUT_MAX_OPEN_FILES,
+          VariantShreddingOptions.SHRED_VARIANTS,
+          VariantShreddingOptions.VARIANT_INFERENCE_BUFFER_SIZE,
           MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
           "path",
           "paths",
@@ -353,6 +355,7 @@ public record WriteOptions(
     WriteFileFormats formats = WriteFileFormats.resolve(action, given, tableProperties);
     Map<String, String> properties = new HashMap<>(formats.properties());
     properties.putAll(FileCompression.resolve(action, given, tableProperties, formats.data()));
+    properties.putAll(VariantShreddingOptions.resolve(action, given));
     return properties;
   }
 

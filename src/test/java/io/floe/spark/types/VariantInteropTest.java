@@ -121,4 +121,65 @@ class VariantInteropTest extends SparkTestBase {
           .isEqualTo(expected(shred ? "src_no_decimals" : "src"));
     }
   }
+
+  @Test
+  void officialRuntimeReadsFloesShreddedVariantsOfEveryShape() throws Exception {
+    spark.sql("SELECT * FROM " + ShreddingData.values(true)).createOrReplaceTempView("shred_src");
+    sql("CREATE TABLE floe.interop_variant.floe_shredded (id INT, v VARIANT) USING iceberg"
+        + " TBLPROPERTIES ('format-version'='3', 'write.parquet.shred-variants'='true')");
+    sql("INSERT INTO floe.interop_variant.floe_shredded SELECT id, parse_json(s) FROM shred_src");
+
+    assertThat(variantGroups(icebergTable(spark, "interop_variant.floe_shredded")))
+        .as("Floe's files")
+        .isNotEmpty()
+        .allMatch(group -> group.containsField("typed_value"));
+    List<String> expected =
+        canonicalRows(
+            sql("SELECT " + ShreddingData.SHAPE + " FROM (SELECT id, parse_json(s) AS v FROM"
+                + " shred_src)"));
+    assertThat(
+            bothPaths(
+                spark, "SELECT " + ShreddingData.SHAPE + " FROM floe.interop_variant.floe_shredded"))
+        .isEqualTo(expected);
+    assertThat(
+            OfficialRuntime.run(
+                warehouse,
+                "SELECT " + ShreddingData.SHAPE + " FROM off.interop_variant.floe_shredded"))
+        .as("the official runtime reads Floe's shredded variants")
+        .isEqualTo(expected);
+  }
+
+  /**
+   * The official runtime writes {@link ShreddingData} shredded (without its decimals, which the
+   * official runtime 1.11 rescales into the inferred scale or fails to write) and reads it back;
+   * Floe reads the same rows through both paths.
+   */
+  @Test
+  void floeReadsTheOfficialRuntimesShreddedVariantsOfEveryShapeAsItDoes() throws Exception {
+    List<String> official =
+        OfficialRuntime.run(
+            warehouse,
+            "CREATE TABLE off.interop_variant.off_shapes (id INT, v VARIANT) USING iceberg"
+                + " TBLPROPERTIES ('format-version'='3', 'write.parquet.shred-variants'='true')",
+            "INSERT INTO off.interop_variant.off_shapes SELECT id, parse_json(s) FROM "
+                + ShreddingData.values(false),
+            "SELECT " + ShreddingData.SHAPE + " FROM off.interop_variant.off_shapes");
+
+    List<GroupType> groups = variantGroups(icebergTable(spark, "interop_variant.off_shapes"));
+    assertThat(groups).as("the official runtime's files").isNotEmpty();
+    for (GroupType group : groups) {
+      assertThat(group.getType("typed_value").asGroupType().getFields())
+          .extracting(org.apache.parquet.schema.Type::getName)
+          .contains("a", "arr", "b", "n");
+    }
+    List<String> expected =
+        canonicalRows(
+            sql("SELECT " + ShreddingData.SHAPE + " FROM (SELECT id, parse_json(s) AS v FROM "
+                + ShreddingData.values(false) + ")"));
+    assertThat(official).as("the official runtime reads its own shredded variants").isEqualTo(expected);
+    assertThat(
+            bothPaths(spark, "SELECT " + ShreddingData.SHAPE + " FROM floe.interop_variant.off_shapes"))
+        .as("Floe reads the official runtime's shredded variants")
+        .isEqualTo(expected);
+  }
 }

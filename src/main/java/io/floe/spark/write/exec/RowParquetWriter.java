@@ -41,7 +41,8 @@ import org.apache.spark.sql.catalyst.util.MapData;
  * values: string bytes without a Java string, dates and timestamps as the days and microseconds
  * Spark holds, decimals of up to 18 digits as their unscaled long, arrays, maps and structs as
  * Spark's {@link ArrayData}, {@link MapData} and nested rows, variants as their metadata and value
- * bytes ({@link RowVariantWriter}).
+ * bytes ({@link RowVariantWriter}) or, where the file's schema shreds them, through Iceberg's
+ * shredded variant writers ({@link RowShreddedVariantWriter}).
  *
  * <p>Built once per data file by Iceberg's Parquet writer ({@code createWriterFunc}) over the
  * Parquet schema Iceberg made from the table schema, so the file carries Iceberg's field ids and
@@ -152,6 +153,9 @@ final class RowParquetWriter implements ParquetValueWriter<InternalRow> {
                 nullable(map.isValueOptional(), valuePath, column + ".value", value));
           }
         case VARIANT:
+          if (parquet.asGroupType().containsField("typed_value")) {
+            return RowShreddedVariantWriter.create(message, path, parquet.asGroupType());
+          }
           return RowVariantWriter.create(
               parquet.asGroupType(),
               message.getColumnDescription(append(path, "metadata")),

@@ -15,7 +15,9 @@ import org.apache.spark.unsafe.types.VariantVal;
  * group annotated as a variant holding two required binary columns, {@code metadata} and {@code
  * value}, which take Spark's two byte arrays as they are (Spark and the Parquet variant spec share
  * one binary encoding). This is the layout Iceberg's own writers produce when no shredding function
- * is set, which Floe never sets.
+ * is set: Floe's layout unless variant shredding is on ({@code write.parquet.shred-variants}), and
+ * for variants nested in structs, lists and maps always. Shredded groups are written by {@link
+ * RowShreddedVariantWriter}.
  */
 final class RowVariantWriter extends ValueWriter {
   private final Part metadata;
