@@ -117,10 +117,11 @@ public final class FloeStreamingWrite implements StreamingWrite {
           context.tableName(), epochId, queryId);
       return;
     }
-    Table table = liveTable();
+    Table table;
     ManifestFile manifest = null;
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
     try {
+      table = liveTable();
       if (context.mode() == WriteMode.APPEND && EpochManifest.canWrite(table, files)) {
         manifest = EpochManifest.write(table, files);
         properties.putAll(EpochManifest.summaryProperties(files));
