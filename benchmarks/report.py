@@ -24,6 +24,8 @@ for _op in ["delete", "update", "merge"]:
         SCENARIOS += [f"{_op}-{_mode}", f"scan-after-{_op}-{_mode}"]
 # the maintenance scenario: compaction, then expiry of the compacted table's history
 SCENARIOS += ["rewrite-data-files", "expire-snapshots"]
+# the streaming scenario: median seconds of one sink epoch (and of its addBatch), the source's whole run
+SCENARIOS += ["stream-sink", "stream-sink-addbatch", "stream-source"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)

@@ -3,6 +3,7 @@
 # (issue 10). Usage: benchmarks/run.sh [--quick]   (see benchmarks/README.md)
 # Environment: BENCH_ROWS (row count override), TPCH_SF (TPC-H scale factor override), PLAN_FILES (file count of
 #              the planning table), TYPES_ROWS (rows of each table of the types scenario), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
+#              STREAM_EPOCHS_OVERRIDE / STREAM_ROWS (counted epochs / rows per epoch of the streaming scenario),
 #              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), FLOE_BUILD_DIR (default target-bench),
 #              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
 set -euo pipefail
@@ -27,6 +28,11 @@ TYPE_ROWS="${TYPES_ROWS:-$TYPE_ROWS}"
 # the maintenance scenario's table: data files to compact, and the appends that make its history
 MAINT_FILES=10000; MAINT_APPENDS=1000
 [[ "$MODE" == quick ]] && MAINT_FILES=400 && MAINT_APPENDS=200
+# the streaming scenario (only when named in BENCH_SCENARIOS): counted epochs of the sink, rows per epoch
+STREAM_EPOCHS=200
+[[ "$MODE" == quick ]] && STREAM_EPOCHS=40
+STREAM_EPOCHS="${STREAM_EPOCHS_OVERRIDE:-$STREAM_EPOCHS}"
+STREAM_ROWS="${STREAM_ROWS:-1000}"
 read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor maintenance tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 
@@ -36,7 +42,7 @@ WORK="$BENCH_DIR/work"
 # the reports of the two standard scales are kept (benchmarks/results); a run at another scale is a smoke
 # run, whose report stays in the ignored work folder
 RESULTS="$BENCH_DIR/results"
-if [[ -n "${BENCH_ROWS:-}${TPCH_SF:-}${PLAN_FILES:-}${TYPES_ROWS:-}" ]]; then
+if [[ -n "${BENCH_ROWS:-}${TPCH_SF:-}${PLAN_FILES:-}${TYPES_ROWS:-}${STREAM_EPOCHS_OVERRIDE:-}" ]]; then
   RESULTS="$WORK/results"
 fi
 ROUNDS="${ROUNDS:-3}"
@@ -81,6 +87,7 @@ javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.tx
   "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/PlanningTableGenerator.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/MaintenanceScenario.java \
+  "$ROOT"/src/test/java/io/floe/spark/bench/StreamingScenario.java \
   "$BENCH_DIR"/tpch/src/io/floe/spark/bench/TpchGenerator.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/TypesBenchmark.java
 
@@ -98,6 +105,7 @@ jvm() { # jvm <classpath> <main class> <args...>
   java -Xmx"$HEAP" -XX:MaxHeapFreeRatio=100 $JVM_FLAGS -Dlog4j2.level=warn -Dbench.tpch.queries="$BENCH_DIR/tpch/queries" \
     -Dbench.warm.runs="${WARM_RUNS:-3}" -Dbench.tpch.warm.runs="${TPCH_WARM_RUNS:-1}" \
     -Dbench.maint.files="$MAINT_FILES" -Dbench.maint.appends="$MAINT_APPENDS" \
+    -Dbench.stream.epochs="$STREAM_EPOCHS" -Dbench.stream.rows="$STREAM_ROWS" \
     ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} ${BENCH_JVM_OPTS:-} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain
@@ -163,6 +171,7 @@ run_engine() { # run_engine <engine> <round>
     scen=()
     has_scenario fullscan && scen+=(fullscan)
     has_scenario types && scen+=(types)
+    has_scenario streaming && scen+=(streaming)
     has_scenario tpch && scen+=(tpch)
   fi
   # TPC-H gets a JVM of its own, so every engine starts it with the same history: in one JVM the
@@ -186,7 +195,9 @@ run_engine() { # run_engine <engine> <round>
 for ((r = 1; r <= ROUNDS; r++)); do
   # alternate which engine goes first; parquet only runs fullscan and tpch
   if ((r % 2 == 1)); then order=(floe official); else order=(official floe); fi
-  if has_scenario fullscan || has_scenario types || has_scenario tpch; then order+=(parquet); fi
+  if has_scenario fullscan || has_scenario types || has_scenario streaming || has_scenario tpch; then
+    order+=(parquet)
+  fi
   for e in "${order[@]}"; do run_engine "$e" "$r"; done
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"

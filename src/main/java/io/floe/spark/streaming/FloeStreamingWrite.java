@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -41,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * replaces every row of the table (of the branch) with the epoch's rows, in one overwrite snapshot,
  * also when the epoch is empty. Neither validates against concurrent commits: a commit never fails
  * because another writer appended meanwhile (Iceberg retries it on the new head).
+ *
+ * <p>An append writes the epoch's manifest itself, on the driver ({@link EpochManifest}), and
+ * commits it as it is, where that gives the snapshot a plain append would; a skipped epoch and a
+ * commit that certainly failed delete that manifest, an unknown outcome keeps it.
  *
  * <p>{@link #abort} deletes an epoch's files unless that epoch's commit succeeded or its outcome is
  * unknown.
@@ -112,7 +117,19 @@ public final class FloeStreamingWrite implements StreamingWrite {
           context.tableName(), epochId, queryId);
       return;
     }
+    Table table;
+    ManifestFile manifest = null;
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
+    try {
+      table = liveTable();
+      if (context.mode() == WriteMode.APPEND && EpochManifest.canWrite(table, files)) {
+        manifest = EpochManifest.write(table, files);
+        properties.putAll(EpochManifest.summaryProperties(files));
+      }
+    } catch (RuntimeException e) {
+      live = null;
+      throw e;
+    }
     properties.putAll(epoch.summaryProperties());
     CommitRequest request =
         new CommitRequest(
@@ -129,13 +146,18 @@ public final class FloeStreamingWrite implements StreamingWrite {
             null);
     CommitOutcome outcome;
     try {
-      outcome = new Committer(liveTable(), context.tableName()).commit(request);
+      Committer committer = new Committer(table, context.tableName());
+      outcome =
+          manifest == null ? committer.commit(request) : committer.commitManifest(request, manifest);
     } catch (CommitStateUnknownError | Error e) {
+      // the table may reference the manifest and its files: keep them all
       live = null;
       keptEpochs.add(epochId);
       throw e;
     } catch (RuntimeException e) {
+      // certainly not committed: the manifest is this method's to delete, the data files abort's
       live = null;
+      deleteManifest(table, manifest, e);
       throw e;
     }
     if (outcome.writtenFilesUnused()) {
@@ -143,8 +165,27 @@ public final class FloeStreamingWrite implements StreamingWrite {
           "Epoch {} of query {} is already in {} (snapshot {}): deleting the {} files of its replay",
           epochId, queryId, context.tableName(), outcome.snapshotId(), files.size());
       UncommittedFiles.deleteQuietly(context.table().io(), files);
+      deleteManifest(table, manifest, null);
     } else {
       keptEpochs.add(epochId);
+    }
+  }
+
+  /** Deletes an uncommitted epoch manifest; a failure to delete is logged (or added to failure). */
+  private void deleteManifest(Table table, ManifestFile manifest, RuntimeException failure) {
+    if (manifest == null) {
+      return;
+    }
+    try {
+      table.io().deleteFile(manifest.path());
+    } catch (RuntimeException e) {
+      if (failure != null) {
+        failure.addSuppressed(e);
+      } else {
+        LOG.warn(
+            "Cannot delete the uncommitted manifest {} of {}",
+            manifest.path(), context.tableName(), e);
+      }
     }
   }
 

@@ -55,8 +55,9 @@ import org.apache.spark.sql.SparkSession;
  *       {@code update-cow}, {@code update-mor}, {@code merge-cow}, {@code merge-mor} (each also prints
  *       {@code scan-after-<scenario>}), {@code maintenance} ({@link MaintenanceScenario}: prints
  *       {@code rewrite-data-files} and {@code expire-snapshots}), {@code types} (one line per type
- *       and run, {@link TypesBenchmark}); engine {@code parquet} runs only {@code fullscan}, {@code
- *       types} and {@code tpch}.
+ *       and run, {@link TypesBenchmark}), {@code streaming} ({@link StreamingScenario}: prints
+ *       {@code stream-sink}, {@code stream-sink-addbatch} and {@code stream-source}); engine {@code
+ *       parquet} runs only {@code fullscan}, {@code types}, {@code streaming} and {@code tpch}.
  * </ul>
  *
  * <p>Only {@code generate-plan} touches Iceberg classes (in the generator JVM, whose classpath has the
@@ -193,6 +194,7 @@ public final class BenchMain {
         case "delete-cow", "delete-mor", "update-cow", "update-mor", "merge-cow", "merge-mor" ->
             runDml(spark, engine, scenario, heap);
         case "maintenance" -> MaintenanceScenario.run(spark, engine, warehouse, heap);
+        case "streaming" -> StreamingScenario.run(spark, engine, warehouse, heap);
         default -> {
           if (isInsert(scenario)) {
             prepareInsert(spark, scenario, engine);

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -76,6 +77,30 @@ final class StreamTables {
       }
     }
     return files;
+  }
+
+  /** The manifests on disk in the table's metadata folder (Avro files that are no manifest list). */
+  static Set<Path> manifestsOnDisk(Table table) {
+    Path metadata = localPath(table.location()).resolve("metadata");
+    try (Stream<Path> files = Files.list(metadata)) {
+      return files
+          .filter(path -> path.getFileName().toString().endsWith(".avro"))
+          .filter(path -> !path.getFileName().toString().startsWith("snap-"))
+          .collect(Collectors.toCollection(TreeSet::new));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The manifests the table's snapshots list (any snapshot, any branch). */
+  static Set<Path> referencedManifests(Table table) {
+    Set<Path> manifests = new TreeSet<>();
+    for (Snapshot snapshot : table.snapshots()) {
+      for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+        manifests.add(localPath(manifest.path()));
+      }
+    }
+    return manifests;
   }
 
   static Path localPath(String location) {
