@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.iceberg.DataFile;
@@ -36,6 +37,10 @@ import org.apache.spark.sql.types.Decimal;
  * minimum and a truncated upper bound no smaller than the true maximum, and deleted rows only
  * narrow the range. Minimum and maximum are given for numeric, date and timestamp columns, the
  * ones Spark's estimates use.
+ *
+ * <p>Distinct counts come from the table's statistics file for the scan's snapshot when the scan
+ * builder passes them ({@link DistinctCounts}, only when Spark's cost-based optimizer is on), scaled
+ * to the rows the scan reads and never above its non-null rows.
  */
 public final class ScanStatistics implements Statistics {
   /** The bytes Spark counts per row on top of its columns' default sizes. */
@@ -65,6 +70,21 @@ public final class ScanStatistics implements Statistics {
    * adaptive execution broadcast the side that turns out small.
    */
   public static ScanStatistics of(List<TaskGroup> partitions, Schema schema, Schema tableSchema) {
+    return of(partitions, schema, tableSchema, DistinctCounts.none(), true);
+  }
+
+  /**
+   * As {@link #of(List, Schema, Schema)}, with the distinct counts of {@code counts} scaled to the
+   * scan's rows, and without any column statistics when {@code columnStats} is false (the session
+   * turned them off).
+   */
+  public static ScanStatistics of(
+      List<TaskGroup> partitions,
+      Schema schema,
+      Schema tableSchema,
+      DistinctCounts counts,
+      boolean columnStats) {
+    Objects.requireNonNull(counts, "counts is null");
     long bytes = 0;
     long rows = 0;
     Map<String, DataFile> files = new LinkedHashMap<>();
@@ -86,10 +106,20 @@ public final class ScanStatistics implements Statistics {
       }
     }
     Map<NamedReference, ColumnStatistics> columns = new HashMap<>();
-    if (!files.isEmpty()) {
+    if (columnStats && !files.isEmpty()) {
       for (Types.NestedField field : schema.columns()) {
-        columnStatistics(field, files.values())
-            .ifPresent(stats -> columns.put(Expressions.column(field.name()), stats));
+        Optional<FileColumnStats> fromFiles = columnStatistics(field, files.values());
+        OptionalLong distinct = counts.forScan(field.fieldId(), rows);
+        if (distinct.isEmpty() && fromFiles.isEmpty()) {
+          continue;
+        }
+        FileColumnStats known = fromFiles.orElse(FileColumnStats.NONE);
+        if (distinct.isPresent() && known.nullCount().isPresent()) {
+          // a sketch counts values, not nulls
+          long nonNull = Math.max(rows - known.nullCount().getAsLong(), 0);
+          distinct = OptionalLong.of(Math.min(distinct.getAsLong(), nonNull));
+        }
+        columns.put(Expressions.column(field.name()), known.withDistinctCount(distinct));
       }
     }
     long columnsSize = columnsSize(schema, tableSchema);
@@ -144,7 +174,7 @@ public final class ScanStatistics implements Statistics {
     return columnStats;
   }
 
-  private static Optional<ColumnStatistics> columnStatistics(
+  private static Optional<FileColumnStats> columnStatistics(
       Types.NestedField field, Collection<DataFile> files) {
     if (!field.type().isPrimitiveType()) {
       return Optional.empty();
@@ -189,23 +219,23 @@ public final class ScanStatistics implements Statistics {
     if (nullCount.isEmpty() && minValue.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
-        new ColumnStatistics() {
-          @Override
-          public OptionalLong nullCount() {
-            return nullCount;
-          }
+    return Optional.of(new FileColumnStats(nullCount, minValue, maxValue, OptionalLong.empty()));
+  }
 
-          @Override
-          public Optional<Object> min() {
-            return minValue;
-          }
+  /** One column's statistics as Spark reads them; empty parts are unknown. */
+  private record FileColumnStats(
+      OptionalLong nullCount,
+      Optional<Object> min,
+      Optional<Object> max,
+      OptionalLong distinctCount)
+      implements ColumnStatistics {
+    static final FileColumnStats NONE =
+        new FileColumnStats(
+            OptionalLong.empty(), Optional.empty(), Optional.empty(), OptionalLong.empty());
 
-          @Override
-          public Optional<Object> max() {
-            return maxValue;
-          }
-        });
+    FileColumnStats withDistinctCount(OptionalLong count) {
+      return new FileColumnStats(nullCount, min, max, count);
+    }
   }
 
   private static boolean hasSparkRange(Type.PrimitiveType type) {
