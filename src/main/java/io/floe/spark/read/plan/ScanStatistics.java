@@ -6,14 +6,18 @@ import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PositionDeletesScanTask;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
@@ -40,7 +44,8 @@ import org.apache.spark.sql.types.Decimal;
  *
  * <p>Distinct counts come from the table's statistics file for the scan's snapshot when the scan
  * builder passes them ({@link DistinctCounts}, only when Spark's cost-based optimizer is on), scaled
- * to the rows the scan reads and never above its non-null rows.
+ * to the rows the scan reads, never above its non-null rows and, for a column the files are
+ * partitioned by with the identity transform, never above the partition values the scan reads.
  */
 public final class ScanStatistics implements Statistics {
   /** The bytes Spark counts per row on top of its columns' default sizes. */
@@ -88,6 +93,7 @@ public final class ScanStatistics implements Statistics {
     long bytes = 0;
     long rows = 0;
     Map<String, DataFile> files = new LinkedHashMap<>();
+    Map<Integer, PartitionSpec> specs = new HashMap<>();
     for (TaskGroup partition : partitions) {
       for (ScanTask scanTask : partition.tasks()) {
         if (scanTask instanceof PositionDeletesScanTask) {
@@ -102,6 +108,7 @@ public final class ScanStatistics implements Statistics {
         rows += estimatedRows(task);
         if (!task.isDataTask()) {
           files.putIfAbsent(task.file().location(), task.file());
+          specs.putIfAbsent(task.file().specId(), task.spec());
         }
       }
     }
@@ -112,6 +119,14 @@ public final class ScanStatistics implements Statistics {
         OptionalLong distinct = counts.forScan(field.fieldId(), rows);
         if (distinct.isEmpty() && fromFiles.isEmpty()) {
           continue;
+        }
+        if (distinct.isPresent()) {
+          // pruning by a partition column leaves only the partitions read, which the random
+          // sampling the scaling assumes does not see
+          OptionalLong values = partitionValues(field.fieldId(), files.values(), specs);
+          if (values.isPresent()) {
+            distinct = OptionalLong.of(Math.min(distinct.getAsLong(), values.getAsLong()));
+          }
         }
         FileColumnStats known = fromFiles.orElse(FileColumnStats.NONE);
         if (distinct.isPresent() && known.nullCount().isPresent()) {
@@ -236,6 +251,40 @@ public final class ScanStatistics implements Statistics {
     FileColumnStats withDistinctCount(OptionalLong count) {
       return new FileColumnStats(nullCount, min, max, count);
     }
+  }
+
+  /**
+   * The distinct non-null values of the column {@code fieldId} among the files' partition tuples
+   * when every file's spec partitions by it with the identity transform; empty otherwise.
+   */
+  private static OptionalLong partitionValues(
+      int fieldId, Collection<DataFile> files, Map<Integer, PartitionSpec> specs) {
+    Set<Object> values = new HashSet<>();
+    for (DataFile file : files) {
+      int position = identityPosition(specs.get(file.specId()), fieldId);
+      if (position < 0) {
+        return OptionalLong.empty();
+      }
+      Object value = file.partition().get(position, Object.class);
+      if (value != null) {
+        // strings may come as Avro's Utf8 from one manifest and as String from another
+        values.add(value instanceof CharSequence ? value.toString() : value);
+      }
+    }
+    return OptionalLong.of(values.size());
+  }
+
+  private static int identityPosition(PartitionSpec spec, int fieldId) {
+    if (spec == null) {
+      return -1;
+    }
+    List<PartitionField> fields = spec.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).sourceId() == fieldId && fields.get(i).transform().isIdentity()) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static boolean hasSparkRange(Type.PrimitiveType type) {

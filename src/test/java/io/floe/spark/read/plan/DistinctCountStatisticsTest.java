@@ -128,8 +128,8 @@ class DistinctCountStatisticsTest extends SparkTestBase {
         floeScan(spark.sql("SELECT * FROM " + EVENTS + " WHERE category = 'b'")).estimateStatistics();
 
     Row truth =
-        sql("SELECT count(*), count(DISTINCT id), count(DISTINCT grp), count(DISTINCT name)"
-            + " FROM event_rows WHERE category = 'b'").get(0);
+        sql("SELECT count(*), count(DISTINCT id), count(DISTINCT grp), count(DISTINCT name),"
+            + " count(DISTINCT category) FROM event_rows WHERE category = 'b'").get(0);
     assertThat(pruned.numRows().getAsLong()).isEqualTo(truth.getLong(0));
     Map<String, Long> counts = new HashMap<>();
     pruned.columnStats().forEach(
@@ -138,6 +138,8 @@ class DistinctCountStatisticsTest extends SparkTestBase {
     assertThat(counts.get("id")).isEqualTo(truth.getLong(1));
     assertThat(counts.get("grp")).isEqualTo(truth.getLong(2));
     assertThat(counts.get("name")).isEqualTo(truth.getLong(3));
+    // the partition column counts the partitions read
+    assertThat(counts.get("category")).isEqualTo(truth.getLong(4)).isEqualTo(1);
     assertThat(counts.values()).allSatisfy(ndv -> assertThat(ndv).isLessThanOrEqualTo(truth.getLong(0)));
   }
 
