@@ -4,7 +4,8 @@
 # Environment: BENCH_ROWS (row count override), TPCH_SF (TPC-H scale factor override), PLAN_FILES (file count of
 #              the planning table), TYPES_ROWS (rows of each table of the types scenario), BENCH_SCENARIOS (space-separated subset of the scenarios), ROUNDS (default 3),
 #              STREAM_EPOCHS_OVERRIDE / STREAM_ROWS (counted epochs / rows per epoch of the streaming scenario),
-#              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), FLOE_BUILD_DIR (default target-bench),
+#              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), TPCH_CBO (set: TPC-H with Spark's
+#              cost-based optimizer and compute_table_stats first), FLOE_BUILD_DIR (default target-bench),
 #              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
 set -euo pipefail
 
@@ -106,7 +107,7 @@ jvm() { # jvm <classpath> <main class> <args...>
     -Dbench.warm.runs="${WARM_RUNS:-3}" -Dbench.tpch.warm.runs="${TPCH_WARM_RUNS:-1}" \
     -Dbench.maint.files="$MAINT_FILES" -Dbench.maint.appends="$MAINT_APPENDS" \
     -Dbench.stream.epochs="$STREAM_EPOCHS" -Dbench.stream.rows="$STREAM_ROWS" \
-    ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} ${BENCH_JVM_OPTS:-} -cp "$cp" "$@"
+    ${BENCH_ANSWERS:+-Dbench.answers="$BENCH_ANSWERS"} ${TPCH_CBO:+-Dbench.tpch.cbo=true} ${BENCH_JVM_OPTS:-} -cp "$cp" "$@"
 }
 MAIN=io.floe.spark.bench.BenchMain
 
@@ -214,6 +215,7 @@ OUT="$RESULTS/$STAMP-$MODE.md"
   echo "- Load average (1/5/15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER"
   echo "- Official runtime: $(basename "$RUNTIME_JAR")"
   echo "- Scenarios: ${SCENARIOS[*]}"
+  if [[ -n "${TPCH_CBO:-}" ]]; then echo "- TPC-H with spark.sql.cbo.enabled=true, compute_table_stats on every table first (TPCH_CBO)"; fi
   echo
   python3 "$BENCH_DIR/report.py" "$RAW" "$ANSWERS"
   echo

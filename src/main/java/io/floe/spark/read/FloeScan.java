@@ -3,6 +3,7 @@ package io.floe.spark.read;
 import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.read.exec.ReaderMetrics;
+import io.floe.spark.read.plan.DistinctCounts;
 import io.floe.spark.read.plan.DriverMetrics;
 import io.floe.spark.read.plan.RuntimeFilters;
 import io.floe.spark.read.plan.ScanLayout;
@@ -77,6 +78,10 @@ public final class FloeScan
   private Set<Integer> runtimeFilterColumns = Set.of();
   // driver-only: builds the stream source, null when the table offers none
   private transient Function<String, MicroBatchStream> streams;
+  // driver-only, like the optimizer that reads them: the statistics file's distinct counts (null
+  // when none were looked up) and whether the session reports column statistics at all
+  private transient DistinctCounts distinctCounts;
+  private transient boolean columnStatsReported = true;
 
   /**
    * @param tableName the table's name
@@ -213,9 +218,23 @@ public final class FloeScan
     return streams.apply(checkpointLocation);
   }
 
+  /**
+   * Sets what the scan's statistics add to file metadata: the distinct counts of the statistics
+   * file for the scan's snapshot, and whether column statistics are reported at all.
+   */
+  void columnStatistics(DistinctCounts counts, boolean reported) {
+    this.distinctCounts = Objects.requireNonNull(counts, "counts is null");
+    this.columnStatsReported = reported;
+  }
+
   @Override
   public Statistics estimateStatistics() {
-    return ScanStatistics.of(FloeInputPartition.groups(filtered), readSchema, tableSchema);
+    return ScanStatistics.of(
+        FloeInputPartition.groups(filtered),
+        readSchema,
+        tableSchema,
+        distinctCounts == null ? DistinctCounts.none() : distinctCounts,
+        columnStatsReported);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.plan.DistinctCounts;
 import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
 import io.floe.spark.read.plan.ScanPlanner;
@@ -339,6 +340,12 @@ public final class FloeScanBuilder
             plan.layout(),
             plan.metrics());
     scan.runtimeFilterColumns(plan.runtimeFilterColumns());
+    if (dataTable && incremental == null && snapshotId != null) {
+      // only table metadata is read, and only when the cost-based optimizer will use the counts
+      scan.columnStatistics(
+          DistinctCounts.reported(conf) ? DistinctCounts.of(table, snapshotId) : DistinctCounts.none(),
+          DistinctCounts.columnStatsReported(conf));
+    }
     if (streams != null && dataTable) {
       MicroBatchStreamFactory factory = streams;
       scan.streamingWith(checkpoint -> factory.create(scan, givenOptions, checkpoint));

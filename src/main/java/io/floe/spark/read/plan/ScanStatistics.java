@@ -6,13 +6,18 @@ import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PositionDeletesScanTask;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
@@ -36,6 +41,11 @@ import org.apache.spark.sql.types.Decimal;
  * minimum and a truncated upper bound no smaller than the true maximum, and deleted rows only
  * narrow the range. Minimum and maximum are given for numeric, date and timestamp columns, the
  * ones Spark's estimates use.
+ *
+ * <p>Distinct counts come from the table's statistics file for the scan's snapshot when the scan
+ * builder passes them ({@link DistinctCounts}, only when Spark's cost-based optimizer is on), scaled
+ * to the rows the scan reads, never above its non-null rows and, for a column the files are
+ * partitioned by with the identity transform, never above the partition values the scan reads.
  */
 public final class ScanStatistics implements Statistics {
   /** The bytes Spark counts per row on top of its columns' default sizes. */
@@ -65,9 +75,25 @@ public final class ScanStatistics implements Statistics {
    * adaptive execution broadcast the side that turns out small.
    */
   public static ScanStatistics of(List<TaskGroup> partitions, Schema schema, Schema tableSchema) {
+    return of(partitions, schema, tableSchema, DistinctCounts.none(), true);
+  }
+
+  /**
+   * As {@link #of(List, Schema, Schema)}, with the distinct counts of {@code counts} scaled to the
+   * scan's rows, and without any column statistics when {@code columnStats} is false (the session
+   * turned them off).
+   */
+  public static ScanStatistics of(
+      List<TaskGroup> partitions,
+      Schema schema,
+      Schema tableSchema,
+      DistinctCounts counts,
+      boolean columnStats) {
+    Objects.requireNonNull(counts, "counts is null");
     long bytes = 0;
     long rows = 0;
     Map<String, DataFile> files = new LinkedHashMap<>();
+    Map<Integer, PartitionSpec> specs = new HashMap<>();
     for (TaskGroup partition : partitions) {
       for (ScanTask scanTask : partition.tasks()) {
         if (scanTask instanceof PositionDeletesScanTask) {
@@ -82,14 +108,33 @@ public final class ScanStatistics implements Statistics {
         rows += estimatedRows(task);
         if (!task.isDataTask()) {
           files.putIfAbsent(task.file().location(), task.file());
+          specs.putIfAbsent(task.file().specId(), task.spec());
         }
       }
     }
     Map<NamedReference, ColumnStatistics> columns = new HashMap<>();
-    if (!files.isEmpty()) {
+    if (columnStats && !files.isEmpty()) {
       for (Types.NestedField field : schema.columns()) {
-        columnStatistics(field, files.values())
-            .ifPresent(stats -> columns.put(Expressions.column(field.name()), stats));
+        Optional<FileColumnStats> fromFiles = columnStatistics(field, files.values());
+        OptionalLong distinct = counts.forScan(field.fieldId(), rows);
+        if (distinct.isEmpty() && fromFiles.isEmpty()) {
+          continue;
+        }
+        if (distinct.isPresent()) {
+          // pruning by a partition column leaves only the partitions read, which the random
+          // sampling the scaling assumes does not see
+          OptionalLong values = partitionValues(field.fieldId(), files.values(), specs);
+          if (values.isPresent()) {
+            distinct = OptionalLong.of(Math.min(distinct.getAsLong(), values.getAsLong()));
+          }
+        }
+        FileColumnStats known = fromFiles.orElse(FileColumnStats.NONE);
+        if (distinct.isPresent() && known.nullCount().isPresent()) {
+          // a sketch counts values, not nulls
+          long nonNull = Math.max(rows - known.nullCount().getAsLong(), 0);
+          distinct = OptionalLong.of(Math.min(distinct.getAsLong(), nonNull));
+        }
+        columns.put(Expressions.column(field.name()), known.withDistinctCount(distinct));
       }
     }
     long columnsSize = columnsSize(schema, tableSchema);
@@ -144,7 +189,7 @@ public final class ScanStatistics implements Statistics {
     return columnStats;
   }
 
-  private static Optional<ColumnStatistics> columnStatistics(
+  private static Optional<FileColumnStats> columnStatistics(
       Types.NestedField field, Collection<DataFile> files) {
     if (!field.type().isPrimitiveType()) {
       return Optional.empty();
@@ -189,23 +234,57 @@ public final class ScanStatistics implements Statistics {
     if (nullCount.isEmpty() && minValue.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
-        new ColumnStatistics() {
-          @Override
-          public OptionalLong nullCount() {
-            return nullCount;
-          }
+    return Optional.of(new FileColumnStats(nullCount, minValue, maxValue, OptionalLong.empty()));
+  }
 
-          @Override
-          public Optional<Object> min() {
-            return minValue;
-          }
+  /** One column's statistics as Spark reads them; empty parts are unknown. */
+  private record FileColumnStats(
+      OptionalLong nullCount,
+      Optional<Object> min,
+      Optional<Object> max,
+      OptionalLong distinctCount)
+      implements ColumnStatistics {
+    static final FileColumnStats NONE =
+        new FileColumnStats(
+            OptionalLong.empty(), Optional.empty(), Optional.empty(), OptionalLong.empty());
 
-          @Override
-          public Optional<Object> max() {
-            return maxValue;
-          }
-        });
+    FileColumnStats withDistinctCount(OptionalLong count) {
+      return new FileColumnStats(nullCount, min, max, count);
+    }
+  }
+
+  /**
+   * The distinct non-null values of the column {@code fieldId} among the files' partition tuples
+   * when every file's spec partitions by it with the identity transform; empty otherwise.
+   */
+  private static OptionalLong partitionValues(
+      int fieldId, Collection<DataFile> files, Map<Integer, PartitionSpec> specs) {
+    Set<Object> values = new HashSet<>();
+    for (DataFile file : files) {
+      int position = identityPosition(specs.get(file.specId()), fieldId);
+      if (position < 0) {
+        return OptionalLong.empty();
+      }
+      Object value = file.partition().get(position, Object.class);
+      if (value != null) {
+        // strings may come as Avro's Utf8 from one manifest and as String from another
+        values.add(value instanceof CharSequence ? value.toString() : value);
+      }
+    }
+    return OptionalLong.of(values.size());
+  }
+
+  private static int identityPosition(PartitionSpec spec, int fieldId) {
+    if (spec == null) {
+      return -1;
+    }
+    List<PartitionField> fields = spec.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).sourceId() == fieldId && fields.get(i).transform().isIdentity()) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static boolean hasSparkRange(Type.PrimitiveType type) {
