@@ -10,7 +10,6 @@ import java.util.Objects;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
-import org.apache.iceberg.Table;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
@@ -45,13 +44,11 @@ public final class ChangelogMicroBatchStream
   private static final long BEFORE = 0;
   private static final long AFTER = 1;
 
-  private final Table table;
+  private final StreamTable table;
   private final ChangelogScan scan;
   private final ChangelogRangePlanner planner;
   private final StreamingReadSettings settings;
   private final String checkpointLocation;
-  private long lastRefreshMillis;
-  private Long availableNowSnapshotId;
   private SnapshotOffset initial;
 
   /**
@@ -72,28 +69,20 @@ public final class ChangelogMicroBatchStream
     this.planner = Objects.requireNonNull(planner, "planner is null");
     this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
     this.settings = StreamingReadSettings.resolve(scan.name(), options, SQLConf.get());
-    this.table = loader.load();
-    this.lastRefreshMillis = System.currentTimeMillis();
+    this.table = new StreamTable(loader.load(), scan.name(), settings);
   }
 
   @Override
   public Offset initialOffset() {
     if (initial == null) {
-      initial =
-          InitialOffsets.stored(
-              checkpointLocation,
-              () -> {
-                refresh();
-                return StreamSnapshots.startingOffset(table, settings.fromTimestamp());
-              },
-              this::checkedOffset);
+      initial = table.initialOffset(checkpointLocation);
     }
     return initial;
   }
 
   @Override
   public Offset deserializeOffset(String json) {
-    return checkedOffset(SnapshotOffset.fromJson(json));
+    return table.checked(SnapshotOffset.fromJson(json));
   }
 
   @Override
@@ -113,13 +102,9 @@ public final class ChangelogMicroBatchStream
    */
   @Override
   public Offset latestOffset(Offset startOffset, ReadLimit limit) {
-    long now = System.currentTimeMillis();
-    if (now - lastRefreshMillis >= settings.pollingIntervalMs()) {
-      refresh();
-    }
-    SnapshotOffset begin = begin((SnapshotOffset) startOffset);
-    Snapshot head =
-        availableNowSnapshotId != null ? table.snapshot(availableNowSnapshotId) : table.currentSnapshot();
+    table.refreshWhenDue();
+    SnapshotOffset begin = table.begin((SnapshotOffset) startOffset);
+    Snapshot head = table.head();
     if (begin.isStart() || head == null) {
       return null;
     }
@@ -152,21 +137,21 @@ public final class ChangelogMicroBatchStream
 
   @Override
   public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
-    SnapshotOffset begin = begin((SnapshotOffset) startOffset);
-    SnapshotOffset end = checkedOffset((SnapshotOffset) endOffset);
+    SnapshotOffset begin = table.begin((SnapshotOffset) startOffset);
+    SnapshotOffset end = table.checked((SnapshotOffset) endOffset);
     if (begin.isStart() || end.isStart()) {
       return new InputPartition[0];
     }
     Long startExclusive;
     if (begin.position() == BEFORE) {
-      Long parent = snapshot(begin.snapshotId()).parentId();
+      Long parent = table.snapshot(begin.snapshotId()).parentId();
       // a parent that expired is no longer an ancestor to stop at: the range starts at the oldest
-      startExclusive = parent != null && table.snapshot(parent) != null ? parent : null;
+      startExclusive = parent != null && table.table().snapshot(parent) != null ? parent : null;
     } else {
       startExclusive = begin.snapshotId();
     }
-    snapshot(end.snapshotId());
-    InputPartition[] partitions = planner.plan(table, startExclusive, end.snapshotId());
+    table.snapshot(end.snapshotId());
+    InputPartition[] partitions = planner.plan(table.table(), startExclusive, end.snapshotId());
     LOG.info(
         "Micro-batch of {} after snapshot {} up to {}: {} input partitions",
         scan.name(), startExclusive, end.snapshotId(), partitions.length);
@@ -180,11 +165,7 @@ public final class ChangelogMicroBatchStream
 
   @Override
   public void prepareForTriggerAvailableNow() {
-    refresh();
-    Snapshot current = table.currentSnapshot();
-    // no snapshot yet: the stream ends without data, as nothing is available now
-    availableNowSnapshotId = current == null ? Long.valueOf(-1L) : Long.valueOf(current.snapshotId());
-    LOG.info("Trigger.AvailableNow on {}: reading up to snapshot {}", scan.name(), availableNowSnapshotId);
+    table.prepareForTriggerAvailableNow();
   }
 
   @Override
@@ -193,21 +174,15 @@ public final class ChangelogMicroBatchStream
   @Override
   public void stop() {}
 
-  /** The stream's place: a start before any snapshot is worked out again, as snapshots may exist now. */
-  private SnapshotOffset begin(SnapshotOffset offset) {
-    SnapshotOffset checked = checkedOffset(offset);
-    return checked.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : checked;
-  }
-
   /** The snapshots after the offset up to {@code head}, oldest first. */
   private List<Snapshot> unread(SnapshotOffset begin, Snapshot head) {
     List<Snapshot> snapshots = new ArrayList<>();
-    Snapshot first = snapshot(begin.snapshotId());
+    Snapshot first = table.snapshot(begin.snapshotId());
     if (begin.position() == BEFORE) {
       snapshots.add(first);
     }
     if (first.snapshotId() != head.snapshotId()) {
-      snapshots.addAll(StreamSnapshots.after(table, first.snapshotId(), head));
+      snapshots.addAll(StreamSnapshots.after(table.table(), first.snapshotId(), head));
     }
     return snapshots;
   }
@@ -215,36 +190,6 @@ public final class ChangelogMicroBatchStream
   private static long count(Snapshot snapshot, String key) {
     String value = snapshot.summary() == null ? null : snapshot.summary().get(key);
     return value == null ? 0 : Long.parseLong(value);
-  }
-
-  private void refresh() {
-    table.refresh();
-    lastRefreshMillis = System.currentTimeMillis();
-  }
-
-  private Snapshot snapshot(long id) {
-    Snapshot snapshot = table.snapshot(id);
-    if (snapshot == null) {
-      // the offset may be newer than the metadata this stream last loaded
-      refresh();
-      snapshot = table.snapshot(id);
-    }
-    if (snapshot == null) {
-      throw new IllegalStateException(
-          "Cannot load current offset at snapshot " + id + " of " + scan.name()
-              + ", the snapshot was expired or removed");
-    }
-    return snapshot;
-  }
-
-  private SnapshotOffset checkedOffset(SnapshotOffset offset) {
-    String uuid = StreamSnapshots.uuid(table);
-    if (offset.tableUuid() != null && uuid != null && !offset.tableUuid().equals(uuid)) {
-      throw new IllegalStateException(
-          "Cannot read " + scan.name() + " as a stream from this checkpoint: its offsets belong"
-              + " to another table (UUID " + offset.tableUuid() + ", this table's is " + uuid + ")");
-    }
-    return offset;
   }
 
   @Override

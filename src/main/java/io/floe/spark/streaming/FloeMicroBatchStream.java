@@ -48,13 +48,12 @@ public final class FloeMicroBatchStream
     implements MicroBatchStream, SupportsAdmissionControl, SupportsTriggerAvailableNow {
   private static final Logger LOG = LoggerFactory.getLogger(FloeMicroBatchStream.class);
 
+  private final StreamTable stream;
   private final Table table;
   private final FloeScan scan;
   private final StreamingReadSettings settings;
   private final String checkpointLocation;
   private final SnapshotFiles files = new SnapshotFiles();
-  private long lastRefreshMillis;
-  private Long availableNowSnapshotId;
   private SnapshotOffset initial;
 
   /**
@@ -69,8 +68,8 @@ public final class FloeMicroBatchStream
     this.scan = Objects.requireNonNull(scan, "scan is null");
     this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
     this.settings = StreamingReadSettings.resolve(scan.tableName(), options, SQLConf.get());
-    this.table = loader.load();
-    this.lastRefreshMillis = System.currentTimeMillis();
+    this.stream = new StreamTable(loader.load(), scan.tableName(), settings);
+    this.table = stream.table();
   }
 
   public StreamingReadSettings settings() {
@@ -80,14 +79,14 @@ public final class FloeMicroBatchStream
   @Override
   public Offset initialOffset() {
     if (initial == null) {
-      initial = storedInitialOffset();
+      initial = stream.initialOffset(checkpointLocation);
     }
     return initial;
   }
 
   @Override
   public Offset deserializeOffset(String json) {
-    return checkedOffset(SnapshotOffset.fromJson(json));
+    return stream.checked(SnapshotOffset.fromJson(json));
   }
 
   @Override
@@ -107,16 +106,15 @@ public final class FloeMicroBatchStream
    */
   @Override
   public Offset latestOffset(Offset startOffset, ReadLimit limit) {
-    refreshWhenDue();
-    SnapshotOffset start = checkedOffset((SnapshotOffset) startOffset);
-    SnapshotOffset begin = start.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : start;
-    Snapshot head = availableNowSnapshotId != null ? table.snapshot(availableNowSnapshotId) : table.currentSnapshot();
+    stream.refreshWhenDue();
+    SnapshotOffset begin = stream.begin((SnapshotOffset) startOffset);
+    Snapshot head = stream.head();
     if (begin.isStart() || head == null) {
       return null;
     }
     BatchLimits limits = BatchLimits.of(limit);
     List<Snapshot> sequence = new ArrayList<>();
-    sequence.add(snapshot(begin));
+    sequence.add(stream.snapshot(begin.snapshotId()));
     if (begin.snapshotId() != head.snapshotId()) {
       sequence.addAll(StreamSnapshots.after(table, begin.snapshotId(), head));
     }
@@ -159,18 +157,14 @@ public final class FloeMicroBatchStream
 
   @Override
   public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
-    SnapshotOffset start = checkedOffset((SnapshotOffset) startOffset);
-    SnapshotOffset end = checkedOffset((SnapshotOffset) endOffset);
-    if (end.isStart()) {
+    SnapshotOffset begin = stream.begin((SnapshotOffset) startOffset);
+    SnapshotOffset end = stream.checked((SnapshotOffset) endOffset);
+    if (end.isStart() || begin.isStart()) {
       return new InputPartition[0];
     }
-    SnapshotOffset begin = start.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : start;
-    if (begin.isStart()) {
-      return new InputPartition[0];
-    }
-    Snapshot last = snapshot(end);
+    Snapshot last = stream.snapshot(end.snapshotId());
     List<Snapshot> sequence = new ArrayList<>();
-    sequence.add(snapshot(begin));
+    sequence.add(stream.snapshot(begin.snapshotId()));
     if (begin.snapshotId() != last.snapshotId()) {
       sequence.addAll(StreamSnapshots.after(table, begin.snapshotId(), last));
     }
@@ -204,12 +198,7 @@ public final class FloeMicroBatchStream
 
   @Override
   public void prepareForTriggerAvailableNow() {
-    table.refresh();
-    lastRefreshMillis = System.currentTimeMillis();
-    Snapshot current = table.currentSnapshot();
-    // no snapshot yet: the stream ends without data, as nothing is available now
-    availableNowSnapshotId = current == null ? Long.valueOf(-1L) : Long.valueOf(current.snapshotId());
-    LOG.info("Trigger.AvailableNow on {}: reading up to snapshot {}", scan.tableName(), availableNowSnapshotId);
+    stream.prepareForTriggerAvailableNow();
   }
 
   @Override
@@ -220,40 +209,6 @@ public final class FloeMicroBatchStream
 
   private boolean caseSensitive() {
     return scan.options().caseSensitive();
-  }
-
-  private void refreshWhenDue() {
-    long now = System.currentTimeMillis();
-    if (now - lastRefreshMillis >= settings.pollingIntervalMs()) {
-      table.refresh();
-      lastRefreshMillis = now;
-    }
-  }
-
-  private Snapshot snapshot(SnapshotOffset offset) {
-    Snapshot snapshot = table.snapshot(offset.snapshotId());
-    if (snapshot == null) {
-      // the offset may be newer than the metadata this stream last loaded
-      table.refresh();
-      lastRefreshMillis = System.currentTimeMillis();
-      snapshot = table.snapshot(offset.snapshotId());
-    }
-    if (snapshot == null) {
-      throw new IllegalStateException(
-          "Cannot load current offset at snapshot " + offset.snapshotId() + " of " + scan.tableName()
-              + ", the snapshot was expired or removed");
-    }
-    return snapshot;
-  }
-
-  private SnapshotOffset checkedOffset(SnapshotOffset offset) {
-    String uuid = StreamSnapshots.uuid(table);
-    if (offset.tableUuid() != null && uuid != null && !offset.tableUuid().equals(uuid)) {
-      throw new IllegalStateException(
-          "Cannot read " + scan.tableName() + " as a stream from this checkpoint: its offsets belong"
-              + " to another table (UUID " + offset.tableUuid() + ", this table's is " + uuid + ")");
-    }
-    return offset;
   }
 
   /** The task with the scan's filter as its residual, or null when the filter rules its partition out. */
@@ -285,18 +240,6 @@ public final class FloeMicroBatchStream
       partitions.add(new FloeInputPartition(partitions.size(), groupTasks, null));
     }
     return partitions.toArray(new InputPartition[0]);
-  }
-
-  /** The first offset, read from the checkpoint, or worked out now and written there. */
-  private SnapshotOffset storedInitialOffset() {
-    return InitialOffsets.stored(
-        checkpointLocation,
-        () -> {
-          table.refresh();
-          lastRefreshMillis = System.currentTimeMillis();
-          return StreamSnapshots.startingOffset(table, settings.fromTimestamp());
-        },
-        this::checkedOffset);
   }
 
   @Override

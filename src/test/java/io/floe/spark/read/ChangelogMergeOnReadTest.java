@@ -2,7 +2,6 @@ package io.floe.spark.read;
 
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.plan.ChangeTask;
@@ -250,7 +249,7 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   }
 
   @Test
-  void aSnapshotThatAddedEqualityDeletesFailsNamingItAndEarlierSnapshotsStillRead() throws IOException {
+  void aSnapshotThatAddedEqualityDeletesReadsAsTheRowsTheyDeleteAmongPositionDeletes() throws IOException {
     create(2, true);
     sql("INSERT INTO %s VALUES (1, 'a', 'x'), (2, 'b', 'x'), (5, 'e', 'x'), (3, 'c', 'y'), (4, 'd', 'y')", TABLE);
     sql("DELETE FROM %s WHERE id = 1", TABLE);
@@ -260,12 +259,13 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
     long equality = snapshots.get(2).snapshotId();
     assertThat(sql("SELECT id FROM %s ORDER BY id", TABLE)).extracting(row -> row.getLong(0))
         .containsExactly(3L, 4L, 5L);
-    assertThatThrownBy(() -> spark.table(TABLE + ".changes").collect())
-        .hasMessageContaining("Cannot read " + TABLE + ".changes: snapshot " + equality)
-        .hasMessageContaining("added equality delete files");
-    assertThat(changes(Map.of("end-snapshot-id", String.valueOf(snapshots.get(1).snapshotId()))))
-        .isEqualTo(expectedChanges(snapshots.subList(0, 2)))
-        .contains("[1,a,x,DELETE,1," + snapshots.get(1).snapshotId() + "]");
+    // the equality delete reads as the one row it deleted, not as the row the position delete before it did
+    assertThat(changes(Map.of()))
+        .isEqualTo(expectedChanges(snapshots))
+        .contains("[1,a,x,DELETE,1," + snapshots.get(1).snapshotId() + "]")
+        .contains("[2,b,x,DELETE,2," + equality + "]")
+        .filteredOn(row -> row.endsWith("," + equality + "]"))
+        .hasSize(1);
     // after the equality deletes, they apply as any read applies them: a DELETE of the rows of
     // the file they delete from reads only the row they left, and one of another file its row
     sql("DELETE FROM %s WHERE cat = 'x'", TABLE);
@@ -277,6 +277,7 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
         .containsExactlyInAnyOrder(
             "[5,e,x,DELETE,0," + after.get(3).snapshotId() + "]",
             "[3,c,y,DELETE,1," + after.get(4).snapshotId() + "]");
+    assertThat(changes(Map.of())).isEqualTo(expectedChanges(after));
   }
 
   /** An equality delete on {@code data} in the partition {@code cat = <cat>}. */

@@ -38,11 +38,12 @@ public final class FloeRowReader implements PartitionReader<InternalRow> {
   /**
    * A reader that keeps, of the rows of each task, only those its {@code onlyDeletedBy} delete
    * files delete (all rows where that list is empty), as a changelog reads rows removed by new
-   * position deletes.
+   * position, deletion-vector or equality deletes.
    *
    * @param settings what the scan's readers share
    * @param tasks the tasks of one input partition, in order, each a distinct instance
-   * @param onlyDeletedBy for each task, in the same order, position deletes or deletion vectors
+   * @param onlyDeletedBy for each task, in the same order, position deletes, deletion vectors or
+   *     equality deletes
    */
   FloeRowReader(
       ReadSettings settings, List<FileScanTask> tasks, List<List<DeleteFile>> onlyDeletedBy) {

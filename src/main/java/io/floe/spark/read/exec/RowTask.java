@@ -14,11 +14,9 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
-import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
@@ -66,7 +64,7 @@ final class RowTask implements Closeable {
 
   /**
    * Opens a task keeping, of the rows its delete files leave, only those that {@code onlyDeletedBy}
-   * (position deletes or deletion vectors) delete; with none, every row they leave. A changelog
+   * (position deletes, deletion vectors or equality deletes) delete; with none, every row they leave. A changelog
    * reads the rows a snapshot's new deletes removed this way.
    */
   static RowTask open(
@@ -126,9 +124,12 @@ final class RowTask implements Closeable {
     GenericDeleteFilter deletes =
         new GenericDeleteFilter(settings.io(), task, settings.tableSchema(), settings.readSchema());
     Schema fileProjection = deletes.requiredSchema();
-    if (!onlyDeletedBy.isEmpty()
-        && fileProjection.findField(MetadataColumns.ROW_POSITION.fieldId()) == null) {
-      fileProjection = TypeUtil.join(fileProjection, new Schema(MetadataColumns.ROW_POSITION));
+    DeletedRowsFilter deletedBy =
+        onlyDeletedBy.isEmpty()
+            ? null
+            : new DeletedRowsFilter(settings, task.file().location(), fileProjection, onlyDeletedBy);
+    if (deletedBy != null) {
+      fileProjection = deletedBy.projection();
     }
     Types.NestedField partitionField =
         settings.readSchema().findField(MetadataColumns.PARTITION_COLUMN_ID);
@@ -159,16 +160,7 @@ final class RowTask implements Closeable {
       builder = builder.withNameMapping(settings.nameMapping());
     }
     CloseableIterable<Record> live = deletes.filter(builder.build());
-    if (onlyDeletedBy.isEmpty()) {
-      return live;
-    }
-    int position = fileProjection.columns().indexOf(
-        fileProjection.findField(MetadataColumns.ROW_POSITION.fieldId()));
-    PositionDeleteIndex deleted =
-        new BaseDeleteLoader(settings.io()::newInputFile)
-            .loadPositionDeletes(onlyDeletedBy, task.file().location());
-    return CloseableIterable.filter(
-        live, record -> deleted.isDeleted(record.get(position, Long.class)));
+    return deletedBy == null ? live : CloseableIterable.filter(live, deletedBy::isDeleted);
   }
 
   /**

@@ -27,8 +27,8 @@ public final class TaskConstantsRowReader implements PartitionReader<InternalRow
    * @param settings what the scan's readers share; its read schema is the file columns only
    * @param tasks the tasks of one input partition, in order, each a distinct instance
    * @param constants for each task, in the same order, the columns appended to its rows
-   * @param onlyDeletedBy for each task, in the same order, the position deletes or deletion vectors
-   *     whose deleted rows alone are read (of those the task's own deletes leave), or an empty list
+   * @param onlyDeletedBy for each task, in the same order, the position deletes, deletion vectors or
+   *     equality deletes whose deleted rows alone are read (of those the task's own deletes leave), or an empty list
    *     to read every row the task's deletes leave
    */
   public TaskConstantsRowReader(

@@ -18,19 +18,21 @@ import org.apache.iceberg.FileScanTask;
  *   <li>a file the snapshot removed ({@value #DELETE}, {@code deletedAfter} empty): {@code file}
  *       carries the delete files live before the snapshot, so its rows are the rows still live
  *       before the file went;
- *   <li>a file the snapshot kept but added position deletes or a deletion vector for ({@value
- *       #DELETE}, {@code deletedAfter} not empty): {@code file} carries the delete files live before
- *       the snapshot, and {@code deletedAfter} the position deletes live after it; the changed rows
- *       are those live before that {@code deletedAfter} deletes. A deletion vector that replaces an
- *       older one thus yields only its newly set positions.
+ *   <li>a file the snapshot kept but added position deletes, a deletion vector or equality deletes
+ *       for ({@value #DELETE}, {@code deletedAfter} not empty): {@code file} carries the delete files
+ *       live before the snapshot, and {@code deletedAfter} the position deletes live after it and
+ *       the equality deletes the snapshot added that apply to the file; the changed rows are those
+ *       live before that {@code deletedAfter} deletes. A deletion vector that replaces an older one
+ *       thus yields only its newly set positions.
  * </ul>
  *
  * @param file the data file to read, with the delete files that give the rows the change starts from
  * @param changeType {@value #INSERT} or {@value #DELETE}
  * @param changeOrdinal the snapshot's position among the changelog's snapshots, oldest first, from 0
  * @param commitSnapshotId the snapshot that made the change
- * @param deletedAfter the position-delete files and deletion vectors live for the file after the
- *     snapshot, when only the rows they delete changed; empty when every row read changed
+ * @param deletedAfter the delete files (position deletes, deletion vectors, equality deletes) that
+ *     delete the changed rows, when only the rows they delete changed; empty when every row read
+ *     changed
  */
 public record ChangeTask(
     FileScanTask file,
@@ -59,10 +61,10 @@ public record ChangeTask(
           "Cannot plan an INSERT of " + file.file().location() + " limited to deleted rows");
     }
     for (DeleteFile delete : deletedAfter) {
-      if (delete.content() != FileContent.POSITION_DELETES) {
+      if (delete.content() == FileContent.DATA) {
         throw new IllegalArgumentException(
             "Cannot plan the rows of " + file.file().location() + " deleted by "
-                + delete.location() + ": not a position delete file or deletion vector");
+                + delete.location() + ": not a delete file");
       }
     }
   }

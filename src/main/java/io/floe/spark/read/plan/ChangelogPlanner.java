@@ -6,8 +6,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.DataOperations;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
@@ -24,8 +22,8 @@ import org.slf4j.LoggerFactory;
  *       delete files it added with them delete;
  *   <li>{@link ChangeTask#DELETE}: the rows of each data file it removed that were live before it
  *       (the deletes live at its parent applied), and the rows of each file it kept that position
- *       deletes or deletion vectors it added delete and that were live before it (so a deletion
- *       vector replacing an older one yields only its newly set positions).
+ *       deletes, deletion vectors or equality deletes it added delete and that were live before it
+ *       (so a deletion vector replacing an older one yields only its newly set positions).
  * </ul>
  *
  * Each row carries the snapshot's ordinal and id. Compactions ({@code replace} snapshots) change no
@@ -34,9 +32,12 @@ import org.slf4j.LoggerFactory;
  * files delete and the rows it added.
  *
  * <p>Which deletes apply to a file at a snapshot is Iceberg's scan planning of that snapshot
- * ({@link ChangelogLiveFiles}); it is asked only for snapshots whose changes depend on deletes. A
- * snapshot that added equality delete files is refused, naming it: the rows those delete depend on
- * values across files, which this planner does not compare.
+ * ({@link ChangelogLiveFiles}); it is asked only for snapshots whose changes depend on deletes.
+ * For equality deletes that planning applies the spec's rules: a delete applies to the data files
+ * of its partition (every partition, for a delete of an unpartitioned spec) whose data sequence
+ * number is lower than its own. So the rows a snapshot added are never deleted by the equality
+ * deletes it added with them (a Flink upsert reads as the old row deleted and the new one
+ * inserted), and files added after an equality delete are not deleted by it.
  */
 public final class ChangelogPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(ChangelogPlanner.class);
@@ -69,7 +70,6 @@ public final class ChangelogPlanner {
    * @param endSnapshotId the last snapshot whose changes are read (inclusive), or null for the
    *     current one
    * @param filter the scan's filter, in the table's column names
-   * @throws UnsupportedOperationException when a snapshot in the range added equality delete files
    * @throws IllegalArgumentException when the start is not an ancestor of the end
    */
   public static Plan plan(
@@ -94,7 +94,6 @@ public final class ChangelogPlanner {
               + " is not an ancestor of end snapshot " + end);
     }
     List<Snapshot> range = changedSnapshots(table, startSnapshotId, end);
-    refuseEqualityDeletes(table, name, range);
     ChangelogSnapshotChanges changes = new ChangelogSnapshotChanges(table, name, filter, options.caseSensitive());
     List<ChangeTask> tasks = new ArrayList<>();
     for (int ordinal = 0; ordinal < range.size(); ordinal++) {
@@ -120,30 +119,6 @@ public final class ChangelogPlanner {
     }
     Collections.reverse(range);
     return range;
-  }
-
-  /**
-   * Fails naming the first snapshot of the range, oldest first, that added equality delete files:
-   * the rows they delete are found by value in every older file of their partition, which this
-   * planner does not do, and a changelog without those rows would be wrong, not short. Equality
-   * deletes added before the range are applied as any scan applies them.
-   */
-  private static void refuseEqualityDeletes(Table table, String name, List<Snapshot> range) {
-    for (Snapshot snapshot : range) {
-      if (snapshot.deleteManifests(table.io()).isEmpty()) {
-        continue;
-      }
-      for (DeleteFile delete : snapshot.addedDeleteFiles(table.io())) {
-        if (delete.content() == FileContent.EQUALITY_DELETES) {
-          throw new UnsupportedOperationException(
-              "Cannot read " + name + ": snapshot " + snapshot.snapshotId() + " ("
-                  + snapshot.operation() + ") added equality delete files (" + delete.location()
-                  + "), which the changelog does not read; read a range of snapshots before it, or"
-                  + " compact the table (rewrite_data_files with delete-file-threshold) and read"
-                  + " changes after the compaction");
-        }
-      }
-    }
   }
 
   /** Consecutive tasks, in order, packed into groups of about the split size. */

@@ -83,9 +83,13 @@ final class ChangelogSnapshotChanges {
         if (added.contains(file.location()) || !deletedBy(kept, addedDeletes) || !matches(file)) {
           continue;
         }
+        // every position delete live after the snapshot (a replacing deletion vector holds the
+        // older positions too, which the deletes before it already removed), and the equality
+        // deletes it added: older ones already apply to the rows live before it
         List<DeleteFile> after = new ArrayList<>();
         for (DeleteFile delete : kept.deletes()) {
-          if (delete.content() == FileContent.POSITION_DELETES) {
+          if (delete.content() == FileContent.POSITION_DELETES
+              || addedDeletes.contains(key(delete))) {
             after.add(delete);
           }
         }

@@ -1,0 +1,449 @@
+package io.floe.spark.read;
+
+import static io.floe.spark.read.EqualityDeleteCommits.commit;
+import static io.floe.spark.read.EqualityDeleteCommits.data;
+import static io.floe.spark.read.EqualityDeleteCommits.deletes;
+import static io.floe.spark.read.EqualityDeleteCommits.row;
+import static io.floe.spark.read.ReadTestSupport.dataFiles;
+import static io.floe.spark.read.ReadTestSupport.icebergTable;
+import static io.floe.spark.read.ReadTestSupport.positionDeletes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.plan.ChangeTask;
+import io.floe.spark.serialization.Travel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The changelog of tables that other engines changed with equality deletes (written here with
+ * Iceberg core's generic writers and committed as row deltas, as Flink commits upserts): the
+ * {@code changes} table, {@code create_changelog_view} with update images and net changes, and the
+ * change-feed stream. Expected rows are Spark's: the table's rows at every snapshot are first
+ * checked against a model kept in Spark (each equality delete applied as a filter with Spark's
+ * NULL-safe equality {@code <=>} in the delete's partition), then a snapshot's changes are its
+ * parent's rows {@code EXCEPT ALL} its rows as DELETE, and the other way round as INSERT, read by
+ * time travel.
+ */
+class ChangelogEqualityDeletesTest extends SparkTestBase {
+  private static final String NAME = "ceq.t";
+  private static final String TABLE = "floe." + NAME;
+  // run -> micro-batch id -> its rows
+  private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
+
+  private List<Row> model = new ArrayList<>();
+  private StructType schema;
+
+  @BeforeAll
+  static void namespace() {
+    sql("CREATE NAMESPACE IF NOT EXISTS floe.ceq");
+  }
+
+  @AfterEach
+  void tearDown() throws TimeoutException {
+    for (StreamingQuery query : spark.streams().active()) {
+      query.stop();
+    }
+    sql("DROP TABLE IF EXISTS %s", TABLE);
+  }
+
+  private void create(int formatVersion, boolean partitioned) {
+    sql("CREATE TABLE %s (id BIGINT NOT NULL, data STRING, cat STRING) USING iceberg %s TBLPROPERTIES ("
+            + "'format-version'='%d', 'write.delete.mode'='merge-on-read', "
+            + "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')",
+        TABLE, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
+    schema = spark.table(TABLE).schema();
+    model = new ArrayList<>();
+  }
+
+  private static Table table() {
+    return icebergTable(spark, NAME);
+  }
+
+  /** Inserts rows given as SQL VALUES, one file per partition, and adds them to the model. */
+  private void insert(String values) {
+    String rows = String.format("SELECT * FROM VALUES %s AS v(id, data, cat)", values);
+    sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM (%s)", TABLE, rows);
+    model.addAll(spark.sql(rows).collectAsList());
+    assertTheTableReadsAsTheModel();
+  }
+
+  /**
+   * Commits delete and data files as one snapshot, and applies the same change to the model: rows
+   * matching {@code deleted} (Spark SQL over the table's columns) go, {@code added} rows come.
+   */
+  private void commitAndModel(
+      List<DeleteFile> deleteFiles, List<DataFile> dataFiles, String deleted, List<List<Object>> added) {
+    commit(table(), deleteFiles, dataFiles);
+    spark.createDataFrame(model, schema).createOrReplaceTempView("model");
+    model = new ArrayList<>(spark.sql("SELECT * FROM model WHERE NOT (" + deleted + ")").collectAsList());
+    for (List<Object> values : added) {
+      model.add(RowFactory.create(values.toArray()));
+    }
+    assertTheTableReadsAsTheModel();
+  }
+
+  /** A plain scan of the table (equality deletes applied) reads what the model holds. */
+  private void assertTheTableReadsAsTheModel() {
+    assertThat(sorted(sql("SELECT * FROM %s", TABLE))).isEqualTo(sorted(model));
+  }
+
+  /** No partition values (unpartitioned), or the one value of {@code cat}. */
+  private static Object[] in(boolean partitioned, String cat) {
+    return partitioned ? new Object[] {cat} : new Object[0];
+  }
+
+  /** A model condition limited to partition {@code cat} when partitioned. */
+  private static String scoped(boolean partitioned, String cat, String condition) {
+    return partitioned ? "((" + condition + ") AND cat = '" + cat + "')" : "(" + condition + ")";
+  }
+
+  private static List<Snapshot> snapshots() {
+    Table table = table();
+    List<Snapshot> snapshots = new ArrayList<>();
+    for (Snapshot s = table.currentSnapshot(); s != null;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      snapshots.add(0, s);
+    }
+    return snapshots;
+  }
+
+  private static String version(Long id) {
+    return id == null
+        ? String.format("(SELECT id, data, cat FROM %s WHERE false)", TABLE)
+        : String.format("(SELECT id, data, cat FROM %s VERSION AS OF %d)", TABLE, id);
+  }
+
+  /** Spark's changes of the snapshots, numbered from 0 (none of them is a compaction). */
+  private static List<String> expectedChanges(List<Snapshot> range) {
+    List<String> parts = new ArrayList<>();
+    for (int ordinal = 0; ordinal < range.size(); ordinal++) {
+      Snapshot snapshot = range.get(ordinal);
+      String before = version(snapshot.parentId());
+      String after = version(snapshot.snapshotId());
+      parts.add(String.format(
+          "SELECT *, 'DELETE', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+          ordinal, snapshot.snapshotId(), before, after));
+      parts.add(String.format(
+          "SELECT *, 'INSERT', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+          ordinal, snapshot.snapshotId(), after, before));
+    }
+    return sorted(spark.sql(String.join(" UNION ALL ", parts)).collectAsList());
+  }
+
+  private static List<String> sorted(List<Row> rows) {
+    List<String> text = new ArrayList<>();
+    rows.forEach(row -> text.add(row.toString()));
+    text.sort(null);
+    return text;
+  }
+
+  private static List<String> changes(Map<String, String> options) {
+    return sorted(spark.read().options(options).table(TABLE + ".changes").collectAsList());
+  }
+
+  private static long summary(Snapshot snapshot, String key) {
+    String value = snapshot.summary().get(key);
+    return value == null ? 0 : Long.parseLong(value);
+  }
+
+  /**
+   * Appends, equality deletes on one and on two columns (NULL keys among them), a later append of
+   * a deleted key, merge-on-read DML, equality and position deletes in one snapshot (format 2),
+   * and upserts (equality deletes and the new rows in one snapshot), twice on the same key.
+   */
+  private void changeTheTable(int formatVersion, boolean partitioned) {
+    insert("(1L, 'a', 'x'), (2L, 'b', 'x'), (3L, 'c', 'y'), (4L, 'b', 'y'), (5L, CAST(NULL AS STRING), 'x')");
+    insert("(6L, 'b', 'x'), (7L, CAST(NULL AS STRING), 'y'), (8L, 'h', 'x')");
+    Table table = table();
+    PartitionSpec spec = table.spec();
+    // 2: one key on data, in partition x only or, unpartitioned, in every file
+    commitAndModel(
+        List.of(deletes(table, spec, List.of("data"), List.of(row("b")), in(partitioned, "x"))),
+        List.of(), scoped(partitioned, "x", "data <=> 'b'"), List.of());
+    // 3: the deleted key again, later: its rows stay
+    insert("(9L, 'b', 'x'), (10L, 'b', 'y')");
+    // 4: keys on two columns (NULLs match NULLs, only whole keys match), and a NULL key on one
+    commitAndModel(
+        List.of(
+            deletes(table, spec, List.of("id", "data"),
+                List.of(row(5L, null), row(8L, "zz"), row(1L, null)), in(partitioned, "x")),
+            deletes(table, spec, List.of("data"), List.of(row((Object) null)), in(partitioned, "y"))),
+        List.of(),
+        scoped(partitioned, "x",
+                "(id <=> 5 AND data <=> NULL) OR (id <=> 8 AND data <=> 'zz') OR (id <=> 1 AND data <=> NULL)")
+            + " OR " + scoped(partitioned, "y", "data <=> NULL"),
+        List.of());
+    // 5: merge-on-read DML: a position delete file (2) or a deletion vector (3)
+    sql("DELETE FROM %s WHERE id = 3", TABLE);
+    model.removeIf(r -> r.getLong(0) == 3L);
+    assertTheTableReadsAsTheModel();
+    // 6: an equality delete and position deletes in one snapshot, both deleting row 8
+    DeleteFile equality =
+        deletes(table, spec, List.of("data"), List.of(row("h")), in(partitioned, "x"));
+    if (formatVersion == 2) {
+      List<DeleteFile> files = new ArrayList<>(List.of(equality));
+      for (Row located : sql("SELECT _file, _pos FROM %s WHERE id IN (1, 8)", TABLE)) {
+        DataFile file = dataFiles(table()).stream()
+            .filter(f -> f.location().equals(located.getString(0))).findFirst().orElseThrow();
+        files.add(positionDeletes(table, file, List.of(located.getLong(1))));
+      }
+      commitAndModel(files, List.of(), scoped(partitioned, "x", "data <=> 'h'") + " OR id IN (1, 8)", List.of());
+    } else {
+      commitAndModel(List.of(equality), List.of(), scoped(partitioned, "x", "data <=> 'h'"), List.of());
+      sql("DELETE FROM %s WHERE id = 1", TABLE);
+      model.removeIf(r -> r.getLong(0) == 1L);
+      assertTheTableReadsAsTheModel();
+    }
+    // an upsert of keys 9 and 10: the old rows deleted by id, the new ones added in the same snapshot
+    upsert(partitioned, List.of(row(9L, "b2", "x"), row(10L, "b2", "y")));
+    // and of key 9 again: the row the upsert before added is deleted now
+    upsert(partitioned, List.of(row(9L, "b3", "x"), row(11L, "k", "y")));
+    insert("(12L, 'l', 'y')");
+  }
+
+  /** Equality deletes on id for each row's id, in the row's partition, and the rows, in one snapshot. */
+  private void upsert(boolean partitioned, List<List<Object>> rows) {
+    Table table = table();
+    PartitionSpec spec = table.spec();
+    List<DeleteFile> deleteFiles = new ArrayList<>();
+    List<DataFile> dataFiles = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (String cat : List.of("x", "y")) {
+      List<List<Object>> of = rows.stream().filter(r -> !partitioned || r.get(2).equals(cat)).toList();
+      if (of.isEmpty() || (!partitioned && cat.equals("y"))) {
+        continue;
+      }
+      List<List<Object>> keys = of.stream().map(r -> row(r.get(0))).toList();
+      deleteFiles.add(deletes(table, spec, List.of("id"), keys, in(partitioned, cat)));
+      dataFiles.add(data(table, spec, of, in(partitioned, cat)));
+      String list = String.join(", ", of.stream().map(r -> String.valueOf(r.get(0))).toList());
+      ids.add(scoped(partitioned, cat, "id IN (" + list + ")"));
+    }
+    commitAndModel(deleteFiles, dataFiles, String.join(" OR ", ids), rows);
+  }
+
+  @ParameterizedTest(name = "format {0}, partitioned {1}")
+  @CsvSource({"2, false", "2, true", "3, false", "3, true"})
+  void everySnapshotWithEqualityDeletesReadsAsSparksDifferenceOfItAndItsParent(
+      int formatVersion, boolean partitioned) {
+    create(formatVersion, partitioned);
+    changeTheTable(formatVersion, partitioned);
+    List<Snapshot> snapshots = snapshots();
+    assertThat(snapshots).filteredOn(s -> summary(s, "added-equality-delete-files") > 0).hasSize(5);
+    List<String> expected = expectedChanges(snapshots);
+    assertThat(changes(Map.of())).isEqualTo(expected);
+
+    long first = snapshots.get(2).snapshotId();
+    // the equality delete of 'b' deletes the rows before it, in its partition only when partitioned
+    List<String> firstDelete = new ArrayList<>(List.of("[2,b,x,DELETE,2," + first + "]", "[6,b,x,DELETE,2," + first + "]"));
+    if (!partitioned) {
+      firstDelete.add("[4,b,y,DELETE,2," + first + "]");
+    }
+    assertThat(expected).filteredOn(r -> r.endsWith("," + first + "]")).containsExactlyInAnyOrderElementsOf(firstDelete);
+    // the same key appended after it stays an INSERT, until an upsert deletes it by id
+    long upsert = snapshots.get(snapshots.size() - 3).snapshotId();
+    assertThat(expected)
+        .contains("[9,b,x,INSERT,3," + snapshots.get(3).snapshotId() + "]")
+        .contains("[9,b,x,DELETE," + (snapshots.size() - 3) + "," + upsert + "]")
+        .contains("[9,b2,x,INSERT," + (snapshots.size() - 3) + "," + upsert + "]");
+    // a range from the middle reads the same rows of its snapshots, numbered from 0
+    assertThat(changes(Map.of("start-snapshot-id", String.valueOf(snapshots.get(3).snapshotId()))))
+        .isEqualTo(expectedChanges(snapshots.subList(4, snapshots.size())));
+    // a filter on a column reads what Spark's filter keeps
+    List<String> inY = expected.stream().filter(r -> r.split(",")[2].equals("y")).toList();
+    assertThat(inY).isNotEmpty();
+    assertThat(sorted(sql("SELECT * FROM %s.changes WHERE cat = 'y'", TABLE))).isEqualTo(inY);
+  }
+
+  @Test
+  void equalityDeletesOfAnUnpartitionedSpecApplyToTheFilesOfEverySpec() {
+    create(2, false);
+    insert("(1L, 'a', 'x'), (2L, 'b', 'x'), (3L, 'b', 'y'), (4L, 'h', 'y')");
+    table().updateSpec().addField("cat").commit();
+    insert("(5L, 'b', 'x'), (6L, 'h', 'x'), (7L, 'h', 'y'), (8L, 'b', 'y')");
+    Table table = table();
+    PartitionSpec unpartitioned = table.specs().get(0);
+    assertThat(unpartitioned.isUnpartitioned()).isTrue();
+    // global: every file of both specs
+    commitAndModel(
+        List.of(deletes(table, unpartitioned, List.of("data"), List.of(row("b")))),
+        List.of(), "data <=> 'b'", List.of());
+    // partition x of the new spec only: the old spec's files and partition y keep their 'h' rows
+    commitAndModel(
+        List.of(deletes(table, table.spec(), List.of("data"), List.of(row("h")), "x")),
+        List.of(), "data <=> 'h' AND cat = 'x'", List.of());
+    List<Snapshot> snapshots = snapshots();
+    List<String> expected = expectedChanges(snapshots);
+    assertThat(expected)
+        .filteredOn(r -> r.contains("DELETE"))
+        .extracting(r -> r.substring(1, r.indexOf(',')))
+        .containsExactlyInAnyOrder("2", "3", "5", "8", "6");
+    assertThat(changes(Map.of())).isEqualTo(expected);
+  }
+
+  @Test
+  void upsertsReadAsUpdateImagesAndNetChangesInTheChangelogView() {
+    create(2, true);
+    insert("(1L, 'a', 'x'), (2L, 'b', 'x'), (3L, 'c', 'y')");
+    upsert(true, List.of(row(1L, "a2", "x"), row(3L, "c2", "y"), row(4L, "d", "y")));
+    // an equality delete without a new row for its key: a plain DELETE
+    Table table = table();
+    commitAndModel(List.of(deletes(table, table.spec(), List.of("id"), List.of(row(2L)), "x")),
+        List.of(), "id = 2", List.of());
+    upsert(true, List.of(row(1L, "a3", "x")));
+    List<Snapshot> snapshots = snapshots();
+
+    sql("CALL floe.system.create_changelog_view(table => '%s', changelog_view => 'eq_ids', "
+        + "identifier_columns => array('id'))", NAME);
+    String updates =
+        "SELECT id, data, cat, t, %5$d AS o, %6$dL AS s FROM ("
+            + "SELECT d.id, d.data, d.cat, IF(i.id IS NULL, 'DELETE', 'UPDATE_BEFORE') AS t FROM "
+            + "(SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) d LEFT JOIN "
+            + "(SELECT * FROM %3$s EXCEPT ALL SELECT * FROM %4$s) i ON d.id = i.id UNION ALL "
+            + "SELECT i.id, i.data, i.cat, IF(d.id IS NULL, 'INSERT', 'UPDATE_AFTER') AS t FROM "
+            + "(SELECT * FROM %3$s EXCEPT ALL SELECT * FROM %4$s) i LEFT JOIN "
+            + "(SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) d ON d.id = i.id)";
+    List<String> parts = new ArrayList<>();
+    for (int ordinal = 0; ordinal < snapshots.size(); ordinal++) {
+      Snapshot snapshot = snapshots.get(ordinal);
+      String before = version(snapshot.parentId());
+      String after = version(snapshot.snapshotId());
+      parts.add(String.format(updates, before, after, after, before, ordinal, snapshot.snapshotId()));
+    }
+    List<String> expected = sorted(spark.sql(String.join(" UNION ALL ", parts)).collectAsList());
+    assertThat(expected)
+        .contains("[1,a,x,UPDATE_BEFORE,1," + snapshots.get(1).snapshotId() + "]")
+        .contains("[1,a2,x,UPDATE_AFTER,1," + snapshots.get(1).snapshotId() + "]")
+        .contains("[4,d,y,INSERT,1," + snapshots.get(1).snapshotId() + "]")
+        .contains("[2,b,x,DELETE,2," + snapshots.get(2).snapshotId() + "]");
+    assertThat(sorted(sql("SELECT * FROM eq_ids"))).isEqualTo(expected);
+
+    long start = snapshots.get(0).snapshotId();
+    long end = snapshots.get(snapshots.size() - 1).snapshotId();
+    sql("CALL floe.system.create_changelog_view(table => '%s', changelog_view => 'eq_net', "
+        + "net_changes => true, options => map('start-snapshot-id', '%d'))", NAME, start);
+    String net =
+        "SELECT *, 'DELETE' FROM (SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) UNION ALL "
+            + "SELECT *, 'INSERT' FROM (SELECT * FROM %2$s EXCEPT ALL SELECT * FROM %1$s)";
+    List<String> netExpected = sorted(spark.sql(String.format(net, version(start), version(end))).collectAsList());
+    assertThat(netExpected).contains("[1,a,x,DELETE]", "[1,a3,x,INSERT]").noneMatch(r -> r.contains("a2"));
+    assertThat(sorted(sql("SELECT id, data, cat, _change_type FROM eq_net"))).isEqualTo(netExpected);
+  }
+
+  @Test
+  void theChangeFeedStreamReadsEqualityDeletesOnceAcrossARestart() throws Exception {
+    create(2, true);
+    Path checkpoints = Files.createTempDirectory("floe-eq-changelog-checkpoints");
+    String run = checkpoints.getFileName().toString();
+    BATCHES.put(run, new TreeMap<>());
+    try {
+      insert("(1L, 'a', 'x'), (2L, 'b', 'x'), (3L, 'c', 'y')");
+      upsert(true, List.of(row(1L, "a2", "x"), row(3L, "c2", "y")));
+      stream(run, checkpoints).awaitTermination();
+      int first = BATCHES.get(run).size();
+      Table table = table();
+      commitAndModel(List.of(deletes(table, table.spec(), List.of("data"), List.of(row("b")), "x")),
+          List.of(), "data <=> 'b' AND cat = 'x'", List.of());
+      upsert(true, List.of(row(1L, "a3", "x")));
+      stream(run, checkpoints).awaitTermination();
+      assertThat(BATCHES.get(run).size()).isGreaterThan(first);
+      List<String> rows = new ArrayList<>();
+      BATCHES.get(run).values().forEach(rows::addAll);
+      rows.sort(null);
+      // a stream numbers each micro-batch's snapshots: compare without the ordinal
+      List<String> expected = new ArrayList<>();
+      for (String row : expectedChanges(snapshots())) {
+        String[] values = row.substring(1, row.length() - 1).split(",");
+        expected.add("[" + values[0] + "," + values[1] + "," + values[2] + "," + values[3] + "," + values[5] + "]");
+      }
+      expected.sort(null);
+      assertThat(rows).isEqualTo(expected).anyMatch(r -> r.startsWith("[2,b,x,DELETE,"));
+    } finally {
+      BATCHES.remove(run);
+      deleteRecursively(checkpoints);
+    }
+  }
+
+  private static StreamingQuery stream(String run, Path checkpoints) throws TimeoutException {
+    VoidFunction2<Dataset<Row>, Long> record =
+        (rows, batchId) -> {
+          List<String> text = new ArrayList<>();
+          for (Row row : rows.select("id", "data", "cat", "_change_type", "_commit_snapshot_id").collectAsList()) {
+            text.add(row.toString());
+          }
+          BATCHES.get(run).put(batchId, text);
+        };
+    return spark.readStream().table(TABLE + ".changes").writeStream()
+        .option("checkpointLocation", checkpoints.resolve("q").toString())
+        .trigger(Trigger.AvailableNow())
+        .foreachBatch(record)
+        .start();
+  }
+
+  @Test
+  void tasksOfRowsDeletedByEqualityDeletesSurviveJavaAndKryoAndReadTheSameRows() throws Exception {
+    create(2, true);
+    changeTheTable(2, true);
+    TableCatalog catalog = (TableCatalog) spark.sessionState().catalogManager().catalog("floe");
+    SupportsRead changelog =
+        (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"ceq", "t"}, "changes"));
+    ChangelogScan scan =
+        (ChangelogScan)
+            changelog.newScanBuilder(new CaseInsensitiveStringMap(Map.of("split-size", "1"))).build();
+    List<ChangeTask> tasks = new ArrayList<>();
+    scan.partitions().forEach(partition -> tasks.addAll(partition.tasks()));
+    assertThat(tasks).anyMatch(task -> task.deletedAfter().stream()
+        .anyMatch(delete -> delete.content() == FileContent.EQUALITY_DELETES));
+    List<String> expected = expectedChanges(snapshots());
+    for (ChangelogScan travelled : List.of(Travel.throughJava(scan), Travel.throughKryo(scan))) {
+      assertThat(travelled).isEqualTo(scan);
+      List<String> rows = new ArrayList<>();
+      for (ChangelogInputPartition partition : travelled.partitions()) {
+        ChangelogInputPartition copy = Travel.throughKryo(partition);
+        assertThat(copy).isEqualTo(partition);
+        try (PartitionReader<InternalRow> reader =
+            Travel.throughKryo(travelled.readerFactory()).createReader(copy)) {
+          while (reader.next()) {
+            InternalRow row = reader.get();
+            rows.add("[" + row.getLong(0) + "," + (row.isNullAt(1) ? null : row.getUTF8String(1))
+                + "," + row.getUTF8String(2) + "," + row.getUTF8String(3) + "," + row.getInt(4)
+                + "," + row.getLong(5) + "]");
+          }
+        }
+      }
+      rows.sort(null);
+      assertThat(rows).isEqualTo(expected);
+    }
+  }
+}
