@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.BaseTable;
@@ -65,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *   <li>every kept manifest is handed to the planning pool at once. Iceberg's parallel planning
  *       keeps only twice the pool size of manifests in flight and its consumer looks for finished
  *       ones every 10 ms, so a table of many small manifests is planned at a few manifests per 10
- *       ms whatever the pool size;
+ *       ms whatever the pool size. A single kept manifest is read by the calling thread, and the
+ *       pool is not even started for it;
  *   <li>a manifest whose entries' metrics rule all of them out ({@link ManifestPruner}) is not
  *       decoded in full. Each manifest is still read from storage once: the pruner and Iceberg's
  *       reader read the same bytes.
@@ -192,7 +194,7 @@ public final class DataManifestPlanner {
       List<String> statsColumns,
       Consumer<FileScanTask> planned) {
     if (snapshotId != null && plans(table, snapshotId)) {
-      plan(table, snapshotId, filter, caseSensitive, statsColumns, PlanningPool.get())
+      plan(table, snapshotId, filter, caseSensitive, statsColumns, PlanningPool::get)
           .forEach(planned);
       return;
     }
@@ -229,6 +231,7 @@ public final class DataManifestPlanner {
    * @param filter the filter, in the names of the snapshot's schema (the table's current schema
    *     for its current snapshot)
    * @param statsColumns the columns whose statistics the tasks' files keep (none: no statistics)
+   * @param pool the threads that read the kept manifests, asked for only when more than one is kept
    */
   static List<FileScanTask> plan(
       Table table,
@@ -236,26 +239,46 @@ public final class DataManifestPlanner {
       Expression filter,
       boolean caseSensitive,
       List<String> statsColumns,
-      ExecutorService pool) {
+      Supplier<? extends ExecutorService> pool) {
     return new DataManifestPlanner(
             table, table.snapshot(snapshotId), filter, caseSensitive, statsColumns)
         .plan(pool);
   }
 
-  private List<FileScanTask> plan(ExecutorService pool) {
+  private List<FileScanTask> plan(Supplier<? extends ExecutorService> pool) {
     // Iceberg's table scans tell the registered listeners of every scan before they plan it
     Listeners.notifyAll(new ScanEvent(table.name(), snapshot.snapshotId(), filter, schema));
     Timer.Timed duration = metrics.totalPlanningDuration().start();
     List<ManifestFile> manifests = snapshot.dataManifests(io);
     metrics.totalDataManifests().increment((long) manifests.size());
-    List<CompletableFuture<List<FileScanTask>>> reads = new ArrayList<>();
+    List<ManifestFile> kept = new ArrayList<>();
     for (ManifestFile manifest : manifests) {
       if ((manifest.hasAddedFiles() || manifest.hasExistingFiles())
           && context(manifest.partitionSpecId()).manifests().eval(manifest)) {
-        reads.add(CompletableFuture.supplyAsync(() -> tasks(manifest), pool));
+        kept.add(manifest);
       } else {
         skipped(manifest);
       }
+    }
+    // one manifest gains nothing from another thread: the handoff and, in a fresh JVM, starting
+    // the pool and its thread would only add to the query's first run
+    List<FileScanTask> tasks =
+        kept.size() <= 1 ? inline(kept) : inParallel(kept, pool.get());
+    duration.stop();
+    report();
+    return tasks;
+  }
+
+  private List<FileScanTask> inline(List<ManifestFile> kept) {
+    List<FileScanTask> tasks = new ArrayList<>();
+    kept.forEach(manifest -> tasks.addAll(tasks(manifest)));
+    return tasks;
+  }
+
+  private List<FileScanTask> inParallel(List<ManifestFile> kept, ExecutorService pool) {
+    List<CompletableFuture<List<FileScanTask>>> reads = new ArrayList<>(kept.size());
+    for (ManifestFile manifest : kept) {
+      reads.add(CompletableFuture.supplyAsync(() -> tasks(manifest), pool));
     }
     List<FileScanTask> tasks = new ArrayList<>();
     try {
@@ -269,8 +292,6 @@ public final class DataManifestPlanner {
       }
       throw e;
     }
-    duration.stop();
-    report();
     return tasks;
   }
 

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
@@ -120,7 +123,7 @@ class DataManifestPlannerTest extends SparkTestBase {
           Map<String, String> actual =
               describe(
                   DataManifestPlanner.plan(
-                      table, snapshot, filter, true, stats, ForkJoinPool.commonPool()));
+                      table, snapshot, filter, true, stats, ForkJoinPool::commonPool));
           assertThat(actual)
               .as("plan of %s in snapshot %s, stats of %s", filter, snapshot, stats)
               .isEqualTo(expected);
@@ -132,9 +135,38 @@ class DataManifestPlannerTest extends SparkTestBase {
     assertThat(
             describe(
                 DataManifestPlanner.plan(
-                    table, current, upperCase, false, List.of(), ForkJoinPool.commonPool())))
+                    table, current, upperCase, false, List.of(), ForkJoinPool::commonPool)))
         .isEqualTo(icebergPlan(table, current, upperCase, false, List.of()))
         .isNotEmpty();
+  }
+
+  @Test
+  void oneKeptManifestIsReadWithoutStartingThePoolAndMoreAreReadOnIt() {
+    sql(
+        "CREATE TABLE floe.plans.single (id BIGINT, part STRING) USING iceberg"
+            + " PARTITIONED BY (part)");
+    sql("INSERT INTO floe.plans.single SELECT id, IF(id < 50, 'a', 'b') FROM range(0, 100)");
+    Table single = icebergTable(spark, "plans.single");
+    long snapshot = single.currentSnapshot().snapshotId();
+    AtomicInteger asked = new AtomicInteger();
+    Supplier<ExecutorService> counted =
+        () -> {
+          asked.incrementAndGet();
+          return ForkJoinPool.commonPool();
+        };
+    Expression filter = Expressions.lessThan("id", 10L);
+    assertThat(
+            describe(DataManifestPlanner.plan(single, snapshot, filter, true, List.of(), counted)))
+        .isEqualTo(icebergPlan(single, snapshot, filter, true, List.of()))
+        .hasSize(1);
+    assertThat(asked).as("pool asked for by a plan of one manifest").hasValue(0);
+
+    Table many = icebergTable(spark, "plans.t");
+    long current = many.currentSnapshot().snapshotId();
+    Expression all = Expressions.alwaysTrue();
+    assertThat(describe(DataManifestPlanner.plan(many, current, all, true, List.of(), counted)))
+        .isEqualTo(icebergPlan(many, current, all, true, List.of()));
+    assertThat(asked).as("pool asked for by a plan of many manifests").hasValue(1);
   }
 
   @Test
