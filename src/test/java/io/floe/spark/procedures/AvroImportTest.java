@@ -3,22 +3,16 @@ package io.floe.spark.procedures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.FloeCatalog;
-import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.catalog.TestCatalog;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,12 +20,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code snapshot}, {@code migrate} and {@code add_files} of Avro sources ({@code USING avro}
@@ -40,8 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * Avro reader reads from the same files, and holds each file with the record count Spark counts in
  * it; a file that is not Avro fails the import naming it and leaves nothing behind.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class AvroImportTest {
+class AvroImportTest extends ImportTestBase {
   /**
    * The sources' columns, in table order: the primitive types whose Avro form Spark's writer
    * chooses itself (dates, decimals and timestamps as logical types), and nested ones holding them.
@@ -55,88 +43,14 @@ class AvroImportTest {
           + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1)>, arr ARRAY<DATE>, m MAP<STRING, BIGINT>, "
           + "cat STRING";
 
-  private SparkSession spark;
-  private Path warehouse;
-  private Path sparkWarehouse;
-
-  @BeforeAll
-  void startSpark() throws IOException {
-    warehouse = Files.createTempDirectory("floe-avro-import-warehouse");
-    sparkWarehouse = Files.createTempDirectory("floe-avro-import-spark-warehouse");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-avro-import-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.session.timeZone", "America/Los_Angeles")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
-    Files.createDirectories(warehouse.resolve("session"));
-    TestCatalog.JDBC.options(warehouse.resolve("session"))
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+  @Override
+  protected String name() {
+    return "floe-avro-import-tests";
   }
 
-  @AfterAll
-  void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
-    deleteRecursively(sparkWarehouse);
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    sql("CREATE NAMESPACE IF NOT EXISTS db");
-    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
-  }
-
-  @AfterEach
-  void dropNamespace() {
-    spark.catalog().dropTempView("expected");
-    sql("USE default");
-    sql("DROP NAMESPACE IF EXISTS db CASCADE");
-    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
-  }
-
-  private List<Row> sql(String text, Object... args) {
-    return spark.sql(String.format(text, args)).collectAsList();
-  }
-
-  private Catalog sessionIceberg() {
-    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
-        .icebergCatalog();
-  }
-
-  private CatalogTable builtIn(String name) {
-    try {
-      return spark.sessionState().catalog().getTableMetadata(
-          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private boolean builtInHas(String name) {
-    return spark.sessionState().catalog().tableExists(
-        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
+  @Override
+  protected void configure(SparkSession.Builder builder) {
+    builder.config("spark.sql.session.timeZone", "America/Los_Angeles");
   }
 
   /** The rows of the sources, in {@link #COLUMNS} order, appended in three parts. */
@@ -198,55 +112,18 @@ class AvroImportTest {
         .hasSize(120);
   }
 
-  /** Each data file of the Iceberg table, by {@link #fileName}, with its record count. */
-  private Map<String, Long> icebergRecordCounts(String table) {
-    Map<String, Long> counts = new HashMap<>();
-    for (Row row : sql("SELECT file_path, file_format, record_count FROM %s.files", table)) {
-      assertThat(row.getString(1)).isEqualTo("AVRO");
-      counts.put(fileName(row.getString(0)), row.getLong(2));
-    }
-    return counts;
-  }
-
-  /**
-   * A file's partition folder ({@code cat=a}, when it has one) and name: Spark gives files of
-   * different partitions the same name.
-   */
-  private static String fileName(String location) {
-    String name = location.substring(location.lastIndexOf('/') + 1);
-    String folder = location.substring(0, location.lastIndexOf('/'));
-    folder = folder.substring(folder.lastIndexOf('/') + 1);
-    return folder.startsWith("cat=") ? folder + "/" + name : name;
-  }
-
-  /**
-   * The Avro data files under a table folder (Spark's hidden files and the Iceberg table's own
-   * metadata folder, whose manifests are Avro too, left out).
-   */
-  private static Set<Path> avroFiles(URI location) throws IOException {
-    Path root = Path.of(location);
-    try (Stream<Path> files = Files.walk(root)) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> !root.relativize(p).startsWith("metadata"))
-          .filter(p -> p.getFileName().toString().endsWith(".avro"))
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .collect(Collectors.toSet());
-    }
-  }
-
   @Test
   void aSnapshotOfAPartitionedAvroTableReadsItsRowsFromItsFiles() throws IOException {
     Map<String, Long> sourceCounts = createAvroSource("src", true);
     URI sourceLocation = builtIn("src").location();
-    Set<Path> sourceFiles = avroFiles(sourceLocation);
+    Set<Path> sourceFiles = dataFiles(sourceLocation, "avro");
     assertThat(sourceCounts).hasSize(sourceFiles.size());
 
     assertThat(sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')"))
         .containsExactly(RowFactory.create((long) sourceFiles.size()));
 
     assertRowsEqualExpected("db.snap");
-    assertThat(icebergRecordCounts("db.snap")).isEqualTo(sourceCounts);
+    assertThat(icebergRecordCounts("db.snap", "AVRO")).isEqualTo(sourceCounts);
     Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
     assertThat(snap.spec().fields()).singleElement()
         .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
@@ -256,7 +133,7 @@ class AvroImportTest {
     }
 
     // the source keeps its files and rows
-    assertThat(avroFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(dataFiles(sourceLocation, "avro")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("avro");
     assertThat(sql("SELECT %s FROM db.src", COLUMNS))
         .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected"));
@@ -266,7 +143,7 @@ class AvroImportTest {
   void migrateOfAnUnpartitionedAvroTableKeepsItsRowsAndFiles() throws IOException {
     Map<String, Long> sourceCounts = createAvroSource("m", false);
     URI location = builtIn("m").location();
-    Set<Path> files = avroFiles(location);
+    Set<Path> files = dataFiles(location, "avro");
 
     assertThat(sql("CALL spark_catalog.system.migrate('db.m')"))
         .containsExactly(RowFactory.create((long) files.size()));
@@ -275,9 +152,9 @@ class AvroImportTest {
     assertThat(migrated.spec().isUnpartitioned()).isTrue();
     assertThat(migrated.properties()).containsEntry("migrated", "true");
     assertRowsEqualExpected("db.m");
-    assertThat(icebergRecordCounts("db.m")).isEqualTo(sourceCounts).hasSize(files.size());
+    assertThat(icebergRecordCounts("db.m", "AVRO")).isEqualTo(sourceCounts).hasSize(files.size());
     assertThat(builtIn("m_BACKUP_").tableType()).isEqualTo(CatalogTableType.EXTERNAL());
-    assertThat(avroFiles(location)).isEqualTo(files);
+    assertThat(dataFiles(location, "avro")).isEqualTo(files);
 
     // new writes go in beside the imported files and read back with them
     sql("INSERT INTO db.m SELECT * FROM expected WHERE id < 3");
@@ -301,14 +178,14 @@ class AvroImportTest {
 
     assertThat(added).containsExactly(RowFactory.create((long) sourceCounts.size(), 3L));
     assertRowsEqualExpected("floe.db.target");
-    assertThat(icebergRecordCounts("floe.db.target")).isEqualTo(sourceCounts);
+    assertThat(icebergRecordCounts("floe.db.target", "AVRO")).isEqualTo(sourceCounts);
   }
 
   @Test
   void aFailedAvroMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createAvroSource("f", true);
     CatalogTable before = builtIn("f");
-    Set<Path> files = avroFiles(before.location());
+    Set<Path> files = dataFiles(before.location(), "avro");
     Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.avro");
     Files.writeString(junk, "not an avro file");
 
@@ -327,7 +204,7 @@ class AvroImportTest {
     assertThat(after.location()).isEqualTo(before.location());
     assertThat(after.provider().get()).isEqualTo("avro");
     assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(avroFiles(before.location())).isEqualTo(files);
+    assertThat(dataFiles(before.location(), "avro")).isEqualTo(files);
     // the source still holds every row: a migration now takes all of them
     assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
         .containsExactly(RowFactory.create((long) files.size()));

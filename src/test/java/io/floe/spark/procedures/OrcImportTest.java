@@ -3,16 +3,12 @@ package io.floe.spark.procedures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.FloeCatalog;
-import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.catalog.TestCatalog;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.ReadTestSupport;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,20 +19,13 @@ import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code snapshot}, {@code migrate} and {@code add_files} of ORC tables of the session catalog
@@ -49,95 +38,21 @@ import org.junit.jupiter.api.TestInstance;
  * (rows, per-file counts and id ranges) come from a child JVM with Spark's ORC; here the source is
  * only declared over them, which reads no file.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OrcImportTest {
+class OrcImportTest extends ImportTestBase {
   private static final String COLUMNS = SparkOrcSources.COLUMNS;
 
-  private SparkSession spark;
-  private Path warehouse;
-  private Path sparkWarehouse;
   private Path written;
 
+  @Override
+  protected String name() {
+    return "floe-orc-import-tests";
+  }
+
+  /** Writes the sources and their oracle with Spark's own ORC, once for the class. */
   @BeforeAll
-  void startSpark() throws IOException, InterruptedException {
-    warehouse = Files.createTempDirectory("floe-orc-import-warehouse");
-    sparkWarehouse = Files.createTempDirectory("floe-orc-import-spark-warehouse");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-orc-import-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
-    Files.createDirectories(warehouse.resolve("session"));
-    TestCatalog.JDBC.options(warehouse.resolve("session"))
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
+  void writeSources() throws IOException, InterruptedException {
     written = warehouse.resolve("spark-orc");
     SparkOrcSources.write(written);
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-  }
-
-  @AfterAll
-  void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
-    deleteRecursively(sparkWarehouse);
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    sql("CREATE NAMESPACE IF NOT EXISTS db");
-    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
-  }
-
-  @AfterEach
-  void dropNamespace() {
-    spark.catalog().dropTempView("expected");
-    spark.catalog().dropTempView("source_files");
-    sql("USE default");
-    sql("DROP NAMESPACE IF EXISTS db CASCADE");
-    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
-  }
-
-  private List<Row> sql(String text, Object... args) {
-    return spark.sql(String.format(text, args)).collectAsList();
-  }
-
-  private Catalog sessionIceberg() {
-    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
-        .icebergCatalog();
-  }
-
-  private CatalogTable builtIn(String name) {
-    try {
-      return spark.sessionState().catalog().getTableMetadata(
-          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private boolean builtInHas(String name) {
-    return spark.sessionState().catalog().tableExists(
-        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
   }
 
   /**
@@ -180,17 +95,6 @@ class OrcImportTest {
     assertThat(sql("SELECT count(*) FROM %s", table).get(0).getLong(0)).isEqualTo(120L);
   }
 
-  /** The ORC data files under a table folder (Spark's hidden files left out). */
-  private static Set<Path> orcFiles(URI location) throws IOException {
-    try (Stream<Path> files = Files.walk(Path.of(location))) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().endsWith(".orc"))
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .collect(Collectors.toSet());
-    }
-  }
-
   /** Each source file's name and record count as Spark counted the rows it read from it. */
   private Map<String, Long> sourceRecordCounts() {
     Map<String, Long> counts = new HashMap<>();
@@ -198,27 +102,6 @@ class OrcImportTest {
       counts.put(fileName(row.getString(0)), row.getLong(1));
     }
     return counts;
-  }
-
-  /** Each data file's name, format and record count as the Iceberg table's files table lists them. */
-  private Map<String, Long> icebergRecordCounts(String table) {
-    Map<String, Long> counts = new HashMap<>();
-    for (Row row : sql("SELECT file_path, file_format, record_count FROM %s.files", table)) {
-      assertThat(row.getString(1)).isEqualTo("ORC");
-      counts.put(fileName(row.getString(0)), row.getLong(2));
-    }
-    return counts;
-  }
-
-  /**
-   * A file's partition folder ({@code cat=a}, when it has one) and name, as the file is known
-   * under any table root: Spark gives files of different partitions the same name.
-   */
-  private static String fileName(String location) {
-    String name = location.substring(location.lastIndexOf('/') + 1);
-    String folder = location.substring(0, location.lastIndexOf('/'));
-    folder = folder.substring(folder.lastIndexOf('/') + 1);
-    return folder.startsWith("cat=") ? folder + "/" + name : name;
   }
 
   /** The names of the data files a query's Floe scan plans to read. */
@@ -267,14 +150,14 @@ class OrcImportTest {
   void aSnapshotOfAPartitionedOrcTableReadsItsRowsFromItsFiles() throws IOException {
     createOrcSource("src", true);
     URI sourceLocation = builtIn("src").location();
-    Set<Path> sourceFiles = orcFiles(sourceLocation);
+    Set<Path> sourceFiles = dataFiles(sourceLocation, "orc");
     Map<String, Long> sourceCounts = sourceRecordCounts();
 
     assertThat(sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')"))
         .containsExactly(RowFactory.create((long) sourceFiles.size()));
 
     assertRowsEqualExpected("db.snap");
-    assertThat(icebergRecordCounts("db.snap")).isEqualTo(sourceCounts).hasSize(sourceFiles.size());
+    assertThat(icebergRecordCounts("db.snap", "ORC")).isEqualTo(sourceCounts).hasSize(sourceFiles.size());
     Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
     assertThat(snap.spec().fields()).singleElement()
         .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
@@ -289,7 +172,7 @@ class OrcImportTest {
     // the snapshot's own writes go to its folder; the source keeps its files and rows
     sql("INSERT INTO db.snap SELECT * FROM expected WHERE id < 3");
     assertThat(sql("SELECT count(*) FROM db.snap").get(0).getLong(0)).isEqualTo(123L);
-    assertThat(orcFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(dataFiles(sourceLocation, "orc")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("orc");
   }
 
@@ -297,7 +180,7 @@ class OrcImportTest {
   void migrateOfAnUnpartitionedOrcTableKeepsItsRowsAndFiles() throws IOException {
     createOrcSource("m", false);
     URI location = builtIn("m").location();
-    Set<Path> files = orcFiles(location);
+    Set<Path> files = dataFiles(location, "orc");
     Map<String, Long> sourceCounts = sourceRecordCounts();
 
     assertThat(sql("CALL spark_catalog.system.migrate('db.m')"))
@@ -307,17 +190,17 @@ class OrcImportTest {
     assertThat(migrated.spec().isUnpartitioned()).isTrue();
     assertThat(migrated.properties()).containsEntry("migrated", "true");
     assertRowsEqualExpected("db.m");
-    assertThat(icebergRecordCounts("db.m")).isEqualTo(sourceCounts).hasSize(files.size());
+    assertThat(icebergRecordCounts("db.m", "ORC")).isEqualTo(sourceCounts).hasSize(files.size());
     assertThat(builtIn("m_BACKUP_").tableType()).isEqualTo(CatalogTableType.EXTERNAL());
     assertFiltersPrune("db.m");
-    assertThat(orcFiles(location)).isEqualTo(files);
+    assertThat(dataFiles(location, "orc")).isEqualTo(files);
   }
 
   @Test
   void aFailedOrcMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createOrcSource("f", true);
     CatalogTable before = builtIn("f");
-    Set<Path> files = orcFiles(before.location());
+    Set<Path> files = dataFiles(before.location(), "orc");
     Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.orc");
     Files.writeString(junk, "not an orc file");
 
@@ -333,7 +216,7 @@ class OrcImportTest {
     assertThat(after.location()).isEqualTo(before.location());
     assertThat(after.provider().get()).isEqualTo("orc");
     assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(orcFiles(before.location())).isEqualTo(files);
+    assertThat(dataFiles(before.location(), "orc")).isEqualTo(files);
     // the source still holds every row: a migration now takes all of them
     assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
         .containsExactly(RowFactory.create((long) files.size()));
@@ -382,7 +265,7 @@ class OrcImportTest {
         sql("CALL floe.system.add_files('db.target', '`orc`.`%s`', map('cat', 'a'))", location);
 
     long catAFiles =
-        orcFiles(location).stream()
+        dataFiles(location, "orc").stream()
             .filter(p -> p.getParent().getFileName().toString().equals("cat=a"))
             .count();
     assertThat(added).containsExactly(RowFactory.create(catAFiles, 1L));
