@@ -32,15 +32,17 @@ import org.junit.jupiter.api.Test;
 class AvroImportTest extends ImportTestBase {
   /**
    * The sources' columns, in table order: the primitive types whose Avro form Spark's writer
-   * chooses itself (dates, decimals and timestamps as logical types), and nested ones holding them.
-   * {@code TIMESTAMP_NTZ} is refused (see {@link #aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated}).
+   * chooses itself (dates, decimals and timestamps as logical types: {@code TIMESTAMP_NTZ} as
+   * {@code local-timestamp-micros}), and nested ones holding them.
    */
-  private static final String COLUMNS = "id, data, n, d, amount, ts, flag, f, bin, s, arr, m, cat";
+  private static final String COLUMNS =
+      "id, data, n, d, amount, ts, ntz, flag, f, bin, s, arr, m, cat";
 
   private static final String SCHEMA =
       "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), ts TIMESTAMP, "
-          + "flag BOOLEAN, f DOUBLE, bin BINARY, "
-          + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1)>, arr ARRAY<DATE>, m MAP<STRING, BIGINT>, "
+          + "ntz TIMESTAMP_NTZ, flag BOOLEAN, f DOUBLE, bin BINARY, "
+          + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1), u: TIMESTAMP_NTZ>, arr ARRAY<DATE>, "
+          + "m MAP<STRING, BIGINT>, "
           + "cat STRING";
 
   @Override
@@ -62,12 +64,15 @@ class AvroImportTest extends ImportTestBase {
             + "CAST(id * -1.25 AS DECIMAL(10, 2)) AS amount, "
             + "CASE WHEN id %% 6 = 0 THEN NULL "
             + "ELSE TIMESTAMP'1969-12-31 16:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, id * 0.000123) END AS ts, "
+            + "CASE WHEN id %% 4 = 0 THEN NULL "
+            + "ELSE TIMESTAMP_NTZ'1969-12-31 23:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 7, id * 0.000011) END AS ntz, "
             + "id %% 2 = 0 AS flag, "
             + "id / 8.0D AS f, "
             + "CAST(concat('b', id) AS BINARY) AS bin, "
             + "CASE WHEN id %% 9 = 0 THEN NULL ELSE named_struct("
             + "'t', TIMESTAMP'2024-03-10 01:30:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0), "
-            + "'x', CAST(id / 4.0 AS DECIMAL(5, 1))) END AS s, "
+            + "'x', CAST(id / 4.0 AS DECIMAL(5, 1)), "
+            + "'u', TIMESTAMP_NTZ'2024-03-10 01:30:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0)) END AS s, "
             + "array(DATE'1970-01-01' - CAST(id AS INT), CAST(NULL AS DATE)) AS arr, "
             + "map('k', id, 'z', CASE WHEN id %% 2 = 0 THEN NULL ELSE -id END) AS m, "
             + "CASE WHEN id %% 3 = 0 THEN 'a' WHEN id %% 3 = 1 THEN 'b' END AS cat "
@@ -127,7 +132,11 @@ class AvroImportTest extends ImportTestBase {
     Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
     assertThat(snap.spec().fields()).singleElement()
         .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
-    for (String filter : List.of("id = 45", "cat = 'a'", "cat IS NULL AND id < 30", "d IS NULL")) {
+    for (String filter :
+        List.of(
+            "id = 45", "cat = 'a'", "cat IS NULL AND id < 30", "d IS NULL",
+            "ntz >= TIMESTAMP_NTZ'1970-01-01 10:00:00'", "ntz IS NULL",
+            "s.u < TIMESTAMP_NTZ'2024-03-10 04:00:00'", "ts > TIMESTAMP'1970-01-01 00:00:00 UTC'")) {
       assertThat(sql("SELECT %s FROM db.snap WHERE %s", COLUMNS, filter))
           .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected WHERE %s", filter));
     }
@@ -229,15 +238,12 @@ class AvroImportTest extends ImportTestBase {
   }
 
   @Test
-  void aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated() throws IOException {
-    sql("CREATE TABLE db.ntz (id BIGINT, ntz TIMESTAMP_NTZ) USING avro");
-    sql("INSERT INTO db.ntz VALUES (1, TIMESTAMP_NTZ'2024-01-01 10:00:00')");
-    sql("CREATE TABLE db.nested (id BIGINT, s STRUCT<t: TIMESTAMP_NTZ>) USING avro");
+  void aTimestampNtzColumnImportsFromSparksLocalTimestampMicros() throws IOException {
     Path dir = sparkWarehouse.resolve("avro-ntz-" + System.nanoTime());
-    spark.sql("SELECT 1L AS id, TIMESTAMP_NTZ'2024-01-01 10:00:00' AS ntz").write().format("avro")
-        .save(dir.toUri().toString());
-    sql("CREATE TABLE floe.db.ntz_target (id BIGINT, ntz TIMESTAMP_NTZ) USING iceberg");
-    // what Spark's Avro writer makes of TIMESTAMP_NTZ, and so why it is refused
+    spark.sql("SELECT 1L AS id, TIMESTAMP_NTZ'2024-01-01 10:00:00' AS ntz, "
+            + "named_struct('u', TIMESTAMP_NTZ'1900-01-01 00:00:00.000001') AS s")
+        .write().format("avro").save(dir.toUri().toString());
+    // what Spark's Avro writer makes of TIMESTAMP_NTZ
     try (Stream<Path> files = Files.list(dir)) {
       Path file =
           files.filter(p -> p.getFileName().toString().endsWith(".avro")).findFirst().orElseThrow();
@@ -247,33 +253,15 @@ class AvroImportTest extends ImportTestBase {
         assertThat(reader.getSchema().toString()).contains("local-timestamp-micros");
       }
     }
+    sql("CREATE TABLE floe.db.ntz_target (id BIGINT, ntz TIMESTAMP_NTZ, s STRUCT<u: TIMESTAMP_NTZ>) "
+        + "USING iceberg");
 
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.ntz', 'db.ntz_snap')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.snapshot: argument 'source_table' 'db.ntz' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.nested')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.migrate: argument 'table' 'db.nested' "
-                + ImportSource.avroTimestampNtzReason("s"));
-    assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.ntz_target', 'spark_catalog.db.ntz')"))
-        .hasMessage(
-            "Cannot call floe.system.add_files: argument 'source_table' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.ntz_target', '`avro`.`%s`')", dir.toUri()))
-        .hasMessage(
-            "Cannot call floe.system.add_files: argument 'source_table' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThat(ImportSource.avroTimestampNtzReason("ntz"))
-        .contains("TIMESTAMP_NTZ column ntz", "import such a table from Parquet files");
+    assertThat(sql("CALL floe.system.add_files('db.ntz_target', '`avro`.`%s`')", dir.toUri()))
+        .containsExactly(RowFactory.create(1L, 1L));
 
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "ntz_snap"))).isFalse();
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "nested"))).isFalse();
-    assertThat(builtIn("nested").provider().get()).isEqualTo("avro");
-    assertThat(builtInHas("nested_BACKUP_")).isFalse();
-    assertThat(sql("SELECT count(*) FROM floe.db.ntz_target.snapshots").get(0).getLong(0))
-        .isEqualTo(0L);
+    assertThat(sql("SELECT id, ntz, s FROM floe.db.ntz_target"))
+        .containsExactlyElementsOf(sql("SELECT id, ntz, s FROM avro.`%s`", dir.toUri()));
+    assertThat(sql("SELECT CAST(ntz AS STRING), CAST(s.u AS STRING) FROM floe.db.ntz_target"))
+        .containsExactly(RowFactory.create("2024-01-01 10:00:00", "1900-01-01 00:00:00.000001"));
   }
 }

@@ -3,6 +3,20 @@ package io.floe.spark.procedures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.read.OfficialRuntime;
+import java.util.LinkedHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.types.Types;
+import org.apache.orc.OrcFile;
+import org.apache.orc.Reader;
+import org.apache.orc.RecordReader;
+import org.apache.orc.TypeDescription;
+import org.apache.orc.impl.RecordReaderImpl;
+import org.apache.spark.sql.SparkSession;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.ReadTestSupport;
 import java.io.IOException;
@@ -46,6 +60,11 @@ class OrcImportTest extends ImportTestBase {
   @Override
   protected String name() {
     return "floe-orc-import-tests";
+  }
+
+  @Override
+  protected void configure(SparkSession.Builder builder) {
+    builder.config("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
   }
 
   /** Writes the sources and their oracle with Spark's own ORC, once for the class. */
@@ -122,7 +141,13 @@ class OrcImportTest extends ImportTestBase {
    * partition.
    */
   private void assertFiltersPrune(String table) {
-    for (String filter : List.of("id = 45", "id > 100", "cat = 'a'", "cat IS NULL AND id < 30")) {
+    for (String filter :
+        List.of(
+            "id = 45", "id > 100", "cat = 'a'", "cat IS NULL AND id < 30",
+            "ts >= TIMESTAMP'2024-03-10 03:30:00'", "ts < TIMESTAMP'2024-03-10 09:30:00 UTC'",
+            "ts IS NULL", "ntz > TIMESTAMP_NTZ'2024-03-10 02:30:00'",
+            "ntz = TIMESTAMP_NTZ'2024-03-10 01:31:00.000001'", "s.t < TIMESTAMP'1970-01-01 12:00:00'",
+            "s.u >= TIMESTAMP_NTZ'1970-01-01 00:00:30'")) {
       assertThat(sql("SELECT %s FROM %s WHERE %s", COLUMNS, table, filter))
           .containsExactlyInAnyOrderElementsOf(
               sql("SELECT * FROM expected WHERE %s", filter));
@@ -144,6 +169,18 @@ class OrcImportTest extends ImportTestBase {
     assertThat(plannedFiles("SELECT * FROM " + table + " WHERE id > 100"))
         .isEqualTo(above100)
         .hasSizeLessThan(all.size());
+    // a TIMESTAMP_NTZ column prunes by its bounds, and never a file that holds a matching row
+    Set<String> afterNtz = new HashSet<>();
+    for (Row row : sql("SELECT file, max_ntz FROM source_files")) {
+      if (!row.isNullAt(1) && row.getAs(1).toString().compareTo("2024-03-10T02:30") > 0) {
+        afterNtz.add(fileName(row.getString(0)));
+      }
+    }
+    assertThat(plannedFiles("SELECT * FROM " + table + " WHERE ntz > TIMESTAMP_NTZ'2024-03-10 02:30:00'"))
+        .containsAll(afterNtz);
+    // a TIMESTAMP column has no ORC bounds in the table (the file's are local times): no pruning
+    assertThat(plannedFiles("SELECT * FROM " + table + " WHERE ts > TIMESTAMP'2024-03-10 05:00:00'"))
+        .isEqualTo(all);
   }
 
   @Test
@@ -172,6 +209,13 @@ class OrcImportTest extends ImportTestBase {
     // the snapshot's own writes go to its folder; the source keeps its files and rows
     sql("INSERT INTO db.snap SELECT * FROM expected WHERE id < 3");
     assertThat(sql("SELECT count(*) FROM db.snap").get(0).getLong(0)).isEqualTo(123L);
+    assertThat(sql("SELECT %s FROM db.snap", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(
+            sql("SELECT * FROM expected UNION ALL SELECT * FROM expected WHERE id < 3"));
+    assertThat(sql("SELECT %s FROM db.snap WHERE ts < TIMESTAMP'2024-03-10 01:00:00'", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(
+            sql("SELECT * FROM expected WHERE ts < TIMESTAMP'2024-03-10 01:00:00' UNION ALL "
+                + "SELECT * FROM expected WHERE id < 3 AND ts < TIMESTAMP'2024-03-10 01:00:00'"));
     assertThat(dataFiles(sourceLocation, "orc")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("orc");
   }
@@ -224,33 +268,94 @@ class OrcImportTest extends ImportTestBase {
   }
 
   @Test
-  void anOrcSourceWithATimestampIsRefusedBeforeAnythingIsCreated() {
-    sql("CREATE TABLE db.tz (id BIGINT, ts TIMESTAMP) USING orc");
-    sql("CREATE TABLE db.ntz (id BIGINT, s STRUCT<ts: TIMESTAMP_NTZ>) USING orc");
-    sql("CREATE TABLE floe.db.tz_target (id BIGINT, ts TIMESTAMP) USING iceberg");
+  void sparkWritesTimestampsToOrcAsLocalTimesOfItsZoneAndTimestampNtzAsLongs() throws IOException {
+    Path file =
+        dataFiles(written.resolve("flat").toUri(), "orc").stream().findFirst().orElseThrow();
+    try (Reader reader =
+            OrcFile.createReader(
+                new org.apache.hadoop.fs.Path(file.toUri()),
+                OrcFile.readerOptions(new Configuration()));
+        RecordReader rows = reader.rows()) {
+      TypeDescription schema = reader.getSchema();
+      TypeDescription ts = schema.findSubtype("ts");
+      TypeDescription ntz = schema.findSubtype("ntz");
+      assertThat(ts.getCategory()).isEqualTo(TypeDescription.Category.TIMESTAMP);
+      assertThat(ts.getAttributeValue("spark.sql.catalyst.type")).isEqualTo("timestamp");
+      assertThat(ntz.getCategory()).isEqualTo(TypeDescription.Category.LONG);
+      assertThat(ntz.getAttributeValue("spark.sql.catalyst.type"))
+          .isEqualTo("timestamp_ntz");
+      assertThat(schema.findSubtype("s.u").getCategory()).isEqualTo(TypeDescription.Category.LONG);
+      assertThat(((RecordReaderImpl) rows).readStripeFooter(reader.getStripes().get(0))
+              .getWriterTimezone())
+          .isEqualTo(SparkOrcSources.TIME_ZONE);
+    }
+  }
 
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.tz', 'db.tz_snap')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.snapshot: argument 'source_table' 'db.tz' "
-                + ImportSource.orcTimestampReason("ts"));
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.ntz')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.migrate: argument 'table' 'db.ntz' "
-                + ImportSource.orcTimestampReason("s"));
+  @Test
+  void anOrcImportIntoANanosecondTimestampColumnIsRefusedBeforeAnythingIsAdded() throws IOException {
+    createOrcSource("src", false);
+    Catalog floe =
+        ((FloeCatalog) spark.sessionState().catalogManager().catalog("floe")).icebergCatalog();
+    floe.createTable(
+        TableIdentifier.of("db", "ns_target"),
+        new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampNanoType.withZone())),
+        PartitionSpec.unpartitioned(),
+        Map.of("format-version", "3"));
+
     assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.tz_target', 'spark_catalog.db.tz')"))
+            () -> sql("CALL floe.system.add_files('db.ns_target', 'spark_catalog.db.src')"))
         .hasMessage(
             "Cannot call floe.system.add_files: argument 'source_table' "
                 + ImportSource.orcTimestampReason("ts"));
     assertThat(ImportSource.orcTimestampReason("ts"))
-        .contains("timestamp column ts", "import such a table from Parquet files");
-
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "tz_snap"))).isFalse();
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "ntz"))).isFalse();
-    assertThat(builtIn("ntz").provider().get()).isEqualTo("orc");
-    assertThat(builtInHas("ntz_BACKUP_")).isFalse();
-    assertThat(sql("SELECT count(*) FROM floe.db.tz_target.snapshots").get(0).getLong(0))
+        .contains("nanosecond timestamp column ts");
+    assertThat(sql("SELECT count(*) FROM floe.db.ns_target.snapshots").get(0).getLong(0))
         .isEqualTo(0L);
+  }
+
+  /**
+   * Floe reads the imported TIMESTAMP and TIMESTAMP_NTZ values Spark wrote; the official runtime,
+   * in its own JVM in the same session time zone, fails on the same table.
+   */
+  @Test
+  void floeReadsTheImportedTimestampsWhereTheOfficialRuntimeFails() throws IOException, InterruptedException {
+    createOrcSource("src", false);
+    sql("CREATE TABLE floe.db.interop (%s) USING iceberg", SparkOrcSources.SCHEMA);
+    sql("CALL floe.system.add_files('db.interop', 'spark_catalog.db.src')");
+    String query = "SELECT id, CAST(ts AS STRING), CAST(ntz AS STRING) FROM %s ORDER BY id";
+    List<String> floeRows =
+        sql(query, "floe.db.interop").stream()
+            .map(r -> r.getLong(0) + "|" + r.get(1) + "|" + r.get(2))
+            .collect(Collectors.toList());
+    assertThat(floeRows)
+        .isEqualTo(
+            sql(query, "expected").stream()
+                .map(r -> r.getLong(0) + "|" + r.get(1) + "|" + r.get(2))
+                .collect(Collectors.toList()));
+
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.off.type", "hadoop");
+    conf.put("spark.sql.catalog.off.warehouse", warehouse.resolve("floe").toUri().toString());
+    conf.put("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
+    // the official runtime refuses the ORC timestamp as the column's timestamptz
+    assertThatThrownBy(
+            () -> OfficialRuntime.printedRows(conf, String.format(query, "off.db.interop")))
+        .hasMessageContaining("ORCSchemaUtil.buildOrcProjection");
+  }
+
+  @Test
+  void aLocalTimeOfTheHourTheClocksGoBackFailsTheReadNamingTheColumn() {
+    sql("CREATE TABLE floe.db.fall_back (id BIGINT, ts TIMESTAMP) USING iceberg");
+    sql("CALL floe.system.add_files('db.fall_back', '`orc`.`%s`')", written.resolve("fall-back").toUri());
+
+    assertThat(sql("SELECT id FROM floe.db.fall_back")).containsExactly(RowFactory.create(1L));
+    assertThatThrownBy(() -> sql("SELECT ts FROM floe.db.fall_back"))
+        .hasStackTraceContaining(
+            "its ORC timestamp column ts holds the local time 2024-11-03T01:30 of "
+                + "America/Los_Angeles, which stands for two instants");
   }
 
   @Test
