@@ -264,4 +264,32 @@ class AvroImportTest extends ImportTestBase {
     assertThat(sql("SELECT CAST(ntz AS STRING), CAST(s.u AS STRING) FROM floe.db.ntz_target"))
         .containsExactly(RowFactory.create("2024-01-01 10:00:00", "1900-01-01 00:00:00.000001"));
   }
+
+  /**
+   * Floe reads the TIMESTAMP and TIMESTAMP_NTZ values of imported Avro files as Spark's Avro
+   * reader does; the official runtime, in its own JVM in the same session time zone, fails on
+   * the same table.
+   */
+  @Test
+  void floeReadsImportedTimestampsWhereTheOfficialRuntimeFails() throws Exception {
+    Path dir = sparkWarehouse.resolve("avro-interop-" + System.nanoTime());
+    spark.sql(rows(1)).write().format("avro").save(dir.toUri().toString());
+    expectFrom("avro.`" + dir.toUri() + "`");
+    sql("CREATE TABLE floe.db.interop (%s) USING iceberg", SCHEMA);
+    sql("CALL floe.system.add_files('db.interop', '`avro`.`%s`')", dir.toUri());
+    String query = "SELECT id, CAST(ts AS STRING), CAST(ntz AS STRING) FROM %s ORDER BY id";
+
+    assertThat(sql(query, "floe.db.interop")).hasSize(40).isEqualTo(sql(query, "expected"));
+
+    Map<String, String> conf = new java.util.LinkedHashMap<>();
+    conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.off.type", "hadoop");
+    conf.put("spark.sql.catalog.off.warehouse", warehouse.resolve("floe").toUri().toString());
+    conf.put("spark.sql.session.timeZone", "America/Los_Angeles");
+    // its Avro reader knows no local-timestamp-micros
+    assertThatThrownBy(
+            () -> io.floe.spark.read.OfficialRuntime.printedRows(
+                conf, String.format(query, "off.db.interop")))
+        .hasMessageContaining("org.apache.iceberg.avro");
+  }
 }
