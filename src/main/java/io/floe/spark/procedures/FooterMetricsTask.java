@@ -17,6 +17,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.avro.Avro;
 import org.apache.iceberg.hadoop.HadoopInputFile;
@@ -25,6 +26,10 @@ import org.apache.iceberg.mapping.MappedField;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.orc.OrcMetrics;
+import org.apache.iceberg.types.Types;
+import org.apache.orc.OrcFile;
+import org.apache.orc.Reader;
+import org.apache.orc.TypeDescription;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -44,7 +49,9 @@ import org.apache.spark.util.SerializableConfiguration;
  *
  * <p>Parquet bounds are left out for columns whose stored values Iceberg would misread: {@code
  * INT96} timestamps, and timestamps or times in milliseconds or nanoseconds (Iceberg reads their
- * statistics as microseconds), so that no filter ever prunes such a file wrongly.
+ * statistics as microseconds), so that no filter ever prunes such a file wrongly. So are ORC
+ * bounds of {@code timestamptz} columns stored as ORC {@code timestamp}, Spark's {@code TIMESTAMP}
+ * (local times of the writer's zone, which Iceberg's ORC statistics take for UTC).
  *
  * <p>Carries a read-only copy of the table, the name mapping (JSON) and the Hadoop configuration.
  */
@@ -119,7 +126,8 @@ public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterM
       case PARQUET -> parquetMetrics(source, metricsConfig, mapping);
       case ORC -> {
         try {
-          yield OrcMetrics.fromInputFile(input(source), metricsConfig, mapping);
+          yield withoutZonedOrcBounds(
+              OrcMetrics.fromInputFile(input(source), metricsConfig, mapping), source, mapping);
         } catch (RuntimeException e) {
           throw unreadable(source, e);
         }
@@ -173,6 +181,56 @@ public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterM
         mapping);
   }
 
+  /**
+   * The metrics without the bounds of {@code timestamptz} columns the file stores as ORC {@code
+   * timestamp} (without time zone), as Spark's ORC writer stores {@code TIMESTAMP}: the file holds
+   * local times of its writer's zone, which Iceberg's ORC statistics take for UTC, so the bounds
+   * would be off by the zone's offset and prune files wrongly.
+   */
+  private Metrics withoutZonedOrcBounds(Metrics metrics, Source source, NameMapping mapping) {
+    TypeDescription fileSchema;
+    try (Reader reader =
+        OrcFile.createReader(
+            new Path(source.location()), OrcFile.readerOptions(conf.value()).maxLength(source.size()))) {
+      fileSchema = reader.getSchema();
+    } catch (IOException e) {
+      throw unreadable(source, e);
+    }
+    List<Integer> zoned = new ArrayList<>();
+    collectZoned(fileSchema, new ArrayList<>(), mapping, table.schema(), zoned);
+    return withoutBounds(metrics, zoned);
+  }
+
+  private static void collectZoned(
+      TypeDescription type, List<String> path, NameMapping mapping, Schema schema,
+      List<Integer> zoned) {
+    if (type.getCategory() == TypeDescription.Category.TIMESTAMP) {
+      MappedField field = mapping.find(path);
+      Types.NestedField column = field == null || field.id() == null ? null : schema.findField(field.id());
+      if (column != null
+          && column.type() instanceof Types.TimestampType timestamp
+          && timestamp.shouldAdjustToUTC()) {
+        zoned.add(column.fieldId());
+      }
+      return;
+    }
+    List<TypeDescription> children = type.getChildren() == null ? List.of() : type.getChildren();
+    for (int i = 0; i < children.size(); i++) {
+      String name =
+          switch (type.getCategory()) {
+            case STRUCT -> type.getFieldNames().get(i);
+            case LIST -> "element";
+            case MAP -> i == 0 ? "key" : "value";
+            default -> null;
+          };
+      if (name != null) {
+        List<String> next = new ArrayList<>(path);
+        next.add(name);
+        collectZoned(children.get(i), next, mapping, schema, zoned);
+      }
+    }
+  }
+
   private static Metrics withoutMisreadBounds(
       Metrics metrics, MessageType fileSchema, NameMapping mapping) {
     List<Integer> misread = new ArrayList<>();
@@ -185,6 +243,11 @@ public final class FooterMetricsTask implements FlatMapFunction<Iterator<FooterM
         }
       }
     }
+    return withoutBounds(metrics, misread);
+  }
+
+  /** The metrics without the lower and upper bounds of the columns {@code ids}. */
+  private static Metrics withoutBounds(Metrics metrics, List<Integer> misread) {
     if (misread.isEmpty() || metrics.lowerBounds() == null) {
       return metrics;
     }

@@ -101,9 +101,7 @@ final class ImportSource {
       columns = catalogPartitions(spark, table, locations);
     }
     if (format == FileFormat.ORC) {
-      refuseTimestamps(schema, fail);
-    } else if (format == FileFormat.AVRO) {
-      refuseLocalTimestamps(schema, fail);
+      refuseNanosecondTimestamps(schema, fail);
     }
     List<String> specColumns = specColumns(schema, spec, columns, fail);
     for (String key : partitionFilter.keySet()) {
@@ -141,51 +139,25 @@ final class ImportSource {
   }
 
   /**
-   * Refuses an ORC import into a table with a timestamp column, of either kind: Spark stores its
-   * {@code TIMESTAMP} in ORC as a timestamp without time zone and its {@code TIMESTAMP_NTZ} as a
-   * long, and Iceberg's ORC reader reads neither as the column's type, so the table would fail
-   * every read of those files.
+   * Refuses an ORC import into a table with a nanosecond timestamp column: Spark has no such type
+   * and Floe reads an ORC {@code timestamp} of a Spark-written file only into a microsecond column
+   * (a {@code timestamptz} as the instant it stands for in the writer's zone). Spark's {@code
+   * TIMESTAMP} and {@code TIMESTAMP_NTZ} columns import.
    */
-  private static void refuseTimestamps(Schema schema, Function<String, RuntimeException> fail) {
+  private static void refuseNanosecondTimestamps(
+      Schema schema, Function<String, RuntimeException> fail) {
     for (Types.NestedField field : TypeUtil.indexById(schema.asStruct()).values()) {
-      if (field.type().typeId() == Type.TypeID.TIMESTAMP
-          || field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
+      if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         throw fail.apply(orcTimestampReason(schema.findColumnName(field.fieldId())));
       }
     }
   }
 
-  /** Why an ORC source with the timestamp column {@code column} cannot be imported. */
+  /** Why an ORC source for a table with the nanosecond timestamp column {@code column} is refused. */
   static String orcTimestampReason(String column) {
-    return "is ORC and has the timestamp column " + column + ": Spark stores TIMESTAMP in ORC as a "
-        + "timestamp without time zone and TIMESTAMP_NTZ as a long, which Iceberg's ORC reader "
-        + "cannot read as the column's type; import such a table from Parquet files";
-  }
-
-  /**
-   * Refuses an Avro import into a table with a timestamp column without time zone: Spark's Avro
-   * writer stores {@code TIMESTAMP_NTZ} as Avro's {@code local-timestamp-micros}, a logical type
-   * Iceberg's Avro reader does not know, so the table would fail every read of those files. (Spark's
-   * {@code TIMESTAMP}, stored as {@code timestamp-micros}, is read as the instant it holds.)
-   */
-  private static void refuseLocalTimestamps(
-      Schema schema, Function<String, RuntimeException> fail) {
-    for (Types.NestedField field : TypeUtil.indexById(schema.asStruct()).values()) {
-      boolean local =
-          (field.type() instanceof Types.TimestampType timestamp && !timestamp.shouldAdjustToUTC())
-              || (field.type() instanceof Types.TimestampNanoType nanos
-                  && !nanos.shouldAdjustToUTC());
-      if (local) {
-        throw fail.apply(avroTimestampNtzReason(schema.findColumnName(field.fieldId())));
-      }
-    }
-  }
-
-  /** Why an Avro source with the timestamp-without-time-zone column {@code column} cannot be imported. */
-  static String avroTimestampNtzReason(String column) {
-    return "is Avro and has the TIMESTAMP_NTZ column " + column + ": Spark's Avro writer stores "
-        + "TIMESTAMP_NTZ as Avro's local-timestamp-micros, which Iceberg's Avro reader cannot "
-        + "read; import such a table from Parquet files";
+    return "is ORC and the table has the nanosecond timestamp column " + column + ", which Floe "
+        + "does not read from ORC files Spark wrote; import into a table with microsecond "
+        + "timestamps";
   }
 
   private static boolean isFormat(String name) {

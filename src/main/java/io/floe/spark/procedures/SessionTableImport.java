@@ -14,7 +14,6 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -36,9 +35,6 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.Transform;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Option;
@@ -97,21 +93,6 @@ final class SessionTableImport {
       throw fail.apply(
           "'" + text + "' is a " + ImportSource.describeFormat(table) + " table; Floe imports "
               + "Parquet, ORC and Avro tables only");
-    }
-    if (ImportSource.formatOf(table).get() == FileFormat.ORC) {
-      for (StructField field : table.schema().fields()) {
-        if (field.dataType().existsRecursively(
-            type -> type instanceof TimestampType || type instanceof TimestampNTZType)) {
-          throw fail.apply("'" + text + "' " + ImportSource.orcTimestampReason(field.name()));
-        }
-      }
-    }
-    if (ImportSource.formatOf(table).get() == FileFormat.AVRO) {
-      for (StructField field : table.schema().fields()) {
-        if (field.dataType().existsRecursively(type -> type instanceof TimestampNTZType)) {
-          throw fail.apply("'" + text + "' " + ImportSource.avroTimestampNtzReason(field.name()));
-        }
-      }
     }
     if (table.bucketSpec().isDefined()) {
       throw fail.apply("'" + text + "' is bucketed: Iceberg has no Spark bucketing to carry over");

@@ -3,22 +3,16 @@ package io.floe.spark.procedures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.FloeCatalog;
-import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.catalog.TestCatalog;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,12 +20,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code snapshot}, {@code migrate} and {@code add_files} of Avro sources ({@code USING avro}
@@ -40,103 +29,30 @@ import org.junit.jupiter.api.TestInstance;
  * Avro reader reads from the same files, and holds each file with the record count Spark counts in
  * it; a file that is not Avro fails the import naming it and leaves nothing behind.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class AvroImportTest {
+class AvroImportTest extends ImportTestBase {
   /**
    * The sources' columns, in table order: the primitive types whose Avro form Spark's writer
-   * chooses itself (dates, decimals and timestamps as logical types), and nested ones holding them.
-   * {@code TIMESTAMP_NTZ} is refused (see {@link #aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated}).
+   * chooses itself (dates, decimals and timestamps as logical types: {@code TIMESTAMP_NTZ} as
+   * {@code local-timestamp-micros}), and nested ones holding them.
    */
-  private static final String COLUMNS = "id, data, n, d, amount, ts, flag, f, bin, s, arr, m, cat";
+  private static final String COLUMNS =
+      "id, data, n, d, amount, ts, ntz, flag, f, bin, s, arr, m, cat";
 
   private static final String SCHEMA =
       "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), ts TIMESTAMP, "
-          + "flag BOOLEAN, f DOUBLE, bin BINARY, "
-          + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1)>, arr ARRAY<DATE>, m MAP<STRING, BIGINT>, "
+          + "ntz TIMESTAMP_NTZ, flag BOOLEAN, f DOUBLE, bin BINARY, "
+          + "s STRUCT<t: TIMESTAMP, x: DECIMAL(5, 1), u: TIMESTAMP_NTZ>, arr ARRAY<DATE>, "
+          + "m MAP<STRING, BIGINT>, "
           + "cat STRING";
 
-  private SparkSession spark;
-  private Path warehouse;
-  private Path sparkWarehouse;
-
-  @BeforeAll
-  void startSpark() throws IOException {
-    warehouse = Files.createTempDirectory("floe-avro-import-warehouse");
-    sparkWarehouse = Files.createTempDirectory("floe-avro-import-spark-warehouse");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-avro-import-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.session.timeZone", "America/Los_Angeles")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
-    Files.createDirectories(warehouse.resolve("session"));
-    TestCatalog.JDBC.options(warehouse.resolve("session"))
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+  @Override
+  protected String name() {
+    return "floe-avro-import-tests";
   }
 
-  @AfterAll
-  void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
-    deleteRecursively(sparkWarehouse);
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    sql("CREATE NAMESPACE IF NOT EXISTS db");
-    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
-  }
-
-  @AfterEach
-  void dropNamespace() {
-    spark.catalog().dropTempView("expected");
-    sql("USE default");
-    sql("DROP NAMESPACE IF EXISTS db CASCADE");
-    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
-  }
-
-  private List<Row> sql(String text, Object... args) {
-    return spark.sql(String.format(text, args)).collectAsList();
-  }
-
-  private Catalog sessionIceberg() {
-    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
-        .icebergCatalog();
-  }
-
-  private CatalogTable builtIn(String name) {
-    try {
-      return spark.sessionState().catalog().getTableMetadata(
-          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private boolean builtInHas(String name) {
-    return spark.sessionState().catalog().tableExists(
-        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
+  @Override
+  protected void configure(SparkSession.Builder builder) {
+    builder.config("spark.sql.session.timeZone", "America/Los_Angeles");
   }
 
   /** The rows of the sources, in {@link #COLUMNS} order, appended in three parts. */
@@ -148,12 +64,15 @@ class AvroImportTest {
             + "CAST(id * -1.25 AS DECIMAL(10, 2)) AS amount, "
             + "CASE WHEN id %% 6 = 0 THEN NULL "
             + "ELSE TIMESTAMP'1969-12-31 16:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, id * 0.000123) END AS ts, "
+            + "CASE WHEN id %% 4 = 0 THEN NULL "
+            + "ELSE TIMESTAMP_NTZ'1969-12-31 23:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 7, id * 0.000011) END AS ntz, "
             + "id %% 2 = 0 AS flag, "
             + "id / 8.0D AS f, "
             + "CAST(concat('b', id) AS BINARY) AS bin, "
             + "CASE WHEN id %% 9 = 0 THEN NULL ELSE named_struct("
             + "'t', TIMESTAMP'2024-03-10 01:30:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0), "
-            + "'x', CAST(id / 4.0 AS DECIMAL(5, 1))) END AS s, "
+            + "'x', CAST(id / 4.0 AS DECIMAL(5, 1)), "
+            + "'u', TIMESTAMP_NTZ'2024-03-10 01:30:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0)) END AS s, "
             + "array(DATE'1970-01-01' - CAST(id AS INT), CAST(NULL AS DATE)) AS arr, "
             + "map('k', id, 'z', CASE WHEN id %% 2 = 0 THEN NULL ELSE -id END) AS m, "
             + "CASE WHEN id %% 3 = 0 THEN 'a' WHEN id %% 3 = 1 THEN 'b' END AS cat "
@@ -198,65 +117,32 @@ class AvroImportTest {
         .hasSize(120);
   }
 
-  /** Each data file of the Iceberg table, by {@link #fileName}, with its record count. */
-  private Map<String, Long> icebergRecordCounts(String table) {
-    Map<String, Long> counts = new HashMap<>();
-    for (Row row : sql("SELECT file_path, file_format, record_count FROM %s.files", table)) {
-      assertThat(row.getString(1)).isEqualTo("AVRO");
-      counts.put(fileName(row.getString(0)), row.getLong(2));
-    }
-    return counts;
-  }
-
-  /**
-   * A file's partition folder ({@code cat=a}, when it has one) and name: Spark gives files of
-   * different partitions the same name.
-   */
-  private static String fileName(String location) {
-    String name = location.substring(location.lastIndexOf('/') + 1);
-    String folder = location.substring(0, location.lastIndexOf('/'));
-    folder = folder.substring(folder.lastIndexOf('/') + 1);
-    return folder.startsWith("cat=") ? folder + "/" + name : name;
-  }
-
-  /**
-   * The Avro data files under a table folder (Spark's hidden files and the Iceberg table's own
-   * metadata folder, whose manifests are Avro too, left out).
-   */
-  private static Set<Path> avroFiles(URI location) throws IOException {
-    Path root = Path.of(location);
-    try (Stream<Path> files = Files.walk(root)) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> !root.relativize(p).startsWith("metadata"))
-          .filter(p -> p.getFileName().toString().endsWith(".avro"))
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .collect(Collectors.toSet());
-    }
-  }
-
   @Test
   void aSnapshotOfAPartitionedAvroTableReadsItsRowsFromItsFiles() throws IOException {
     Map<String, Long> sourceCounts = createAvroSource("src", true);
     URI sourceLocation = builtIn("src").location();
-    Set<Path> sourceFiles = avroFiles(sourceLocation);
+    Set<Path> sourceFiles = dataFiles(sourceLocation, "avro");
     assertThat(sourceCounts).hasSize(sourceFiles.size());
 
     assertThat(sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')"))
         .containsExactly(RowFactory.create((long) sourceFiles.size()));
 
     assertRowsEqualExpected("db.snap");
-    assertThat(icebergRecordCounts("db.snap")).isEqualTo(sourceCounts);
+    assertThat(icebergRecordCounts("db.snap", "AVRO")).isEqualTo(sourceCounts);
     Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
     assertThat(snap.spec().fields()).singleElement()
         .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
-    for (String filter : List.of("id = 45", "cat = 'a'", "cat IS NULL AND id < 30", "d IS NULL")) {
+    for (String filter :
+        List.of(
+            "id = 45", "cat = 'a'", "cat IS NULL AND id < 30", "d IS NULL",
+            "ntz >= TIMESTAMP_NTZ'1970-01-01 10:00:00'", "ntz IS NULL",
+            "s.u < TIMESTAMP_NTZ'2024-03-10 04:00:00'", "ts > TIMESTAMP'1970-01-01 00:00:00 UTC'")) {
       assertThat(sql("SELECT %s FROM db.snap WHERE %s", COLUMNS, filter))
           .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected WHERE %s", filter));
     }
 
     // the source keeps its files and rows
-    assertThat(avroFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(dataFiles(sourceLocation, "avro")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("avro");
     assertThat(sql("SELECT %s FROM db.src", COLUMNS))
         .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected"));
@@ -266,7 +152,7 @@ class AvroImportTest {
   void migrateOfAnUnpartitionedAvroTableKeepsItsRowsAndFiles() throws IOException {
     Map<String, Long> sourceCounts = createAvroSource("m", false);
     URI location = builtIn("m").location();
-    Set<Path> files = avroFiles(location);
+    Set<Path> files = dataFiles(location, "avro");
 
     assertThat(sql("CALL spark_catalog.system.migrate('db.m')"))
         .containsExactly(RowFactory.create((long) files.size()));
@@ -275,9 +161,9 @@ class AvroImportTest {
     assertThat(migrated.spec().isUnpartitioned()).isTrue();
     assertThat(migrated.properties()).containsEntry("migrated", "true");
     assertRowsEqualExpected("db.m");
-    assertThat(icebergRecordCounts("db.m")).isEqualTo(sourceCounts).hasSize(files.size());
+    assertThat(icebergRecordCounts("db.m", "AVRO")).isEqualTo(sourceCounts).hasSize(files.size());
     assertThat(builtIn("m_BACKUP_").tableType()).isEqualTo(CatalogTableType.EXTERNAL());
-    assertThat(avroFiles(location)).isEqualTo(files);
+    assertThat(dataFiles(location, "avro")).isEqualTo(files);
 
     // new writes go in beside the imported files and read back with them
     sql("INSERT INTO db.m SELECT * FROM expected WHERE id < 3");
@@ -301,14 +187,14 @@ class AvroImportTest {
 
     assertThat(added).containsExactly(RowFactory.create((long) sourceCounts.size(), 3L));
     assertRowsEqualExpected("floe.db.target");
-    assertThat(icebergRecordCounts("floe.db.target")).isEqualTo(sourceCounts);
+    assertThat(icebergRecordCounts("floe.db.target", "AVRO")).isEqualTo(sourceCounts);
   }
 
   @Test
   void aFailedAvroMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createAvroSource("f", true);
     CatalogTable before = builtIn("f");
-    Set<Path> files = avroFiles(before.location());
+    Set<Path> files = dataFiles(before.location(), "avro");
     Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.avro");
     Files.writeString(junk, "not an avro file");
 
@@ -327,7 +213,7 @@ class AvroImportTest {
     assertThat(after.location()).isEqualTo(before.location());
     assertThat(after.provider().get()).isEqualTo("avro");
     assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(avroFiles(before.location())).isEqualTo(files);
+    assertThat(dataFiles(before.location(), "avro")).isEqualTo(files);
     // the source still holds every row: a migration now takes all of them
     assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
         .containsExactly(RowFactory.create((long) files.size()));
@@ -352,15 +238,12 @@ class AvroImportTest {
   }
 
   @Test
-  void aTimestampNtzColumnIsRefusedBeforeAnythingIsCreated() throws IOException {
-    sql("CREATE TABLE db.ntz (id BIGINT, ntz TIMESTAMP_NTZ) USING avro");
-    sql("INSERT INTO db.ntz VALUES (1, TIMESTAMP_NTZ'2024-01-01 10:00:00')");
-    sql("CREATE TABLE db.nested (id BIGINT, s STRUCT<t: TIMESTAMP_NTZ>) USING avro");
+  void aTimestampNtzColumnImportsFromSparksLocalTimestampMicros() throws IOException {
     Path dir = sparkWarehouse.resolve("avro-ntz-" + System.nanoTime());
-    spark.sql("SELECT 1L AS id, TIMESTAMP_NTZ'2024-01-01 10:00:00' AS ntz").write().format("avro")
-        .save(dir.toUri().toString());
-    sql("CREATE TABLE floe.db.ntz_target (id BIGINT, ntz TIMESTAMP_NTZ) USING iceberg");
-    // what Spark's Avro writer makes of TIMESTAMP_NTZ, and so why it is refused
+    spark.sql("SELECT 1L AS id, TIMESTAMP_NTZ'2024-01-01 10:00:00' AS ntz, "
+            + "named_struct('u', TIMESTAMP_NTZ'1900-01-01 00:00:00.000001') AS s")
+        .write().format("avro").save(dir.toUri().toString());
+    // what Spark's Avro writer makes of TIMESTAMP_NTZ
     try (Stream<Path> files = Files.list(dir)) {
       Path file =
           files.filter(p -> p.getFileName().toString().endsWith(".avro")).findFirst().orElseThrow();
@@ -370,33 +253,43 @@ class AvroImportTest {
         assertThat(reader.getSchema().toString()).contains("local-timestamp-micros");
       }
     }
+    sql("CREATE TABLE floe.db.ntz_target (id BIGINT, ntz TIMESTAMP_NTZ, s STRUCT<u: TIMESTAMP_NTZ>) "
+        + "USING iceberg");
 
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.ntz', 'db.ntz_snap')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.snapshot: argument 'source_table' 'db.ntz' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.nested')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.migrate: argument 'table' 'db.nested' "
-                + ImportSource.avroTimestampNtzReason("s"));
-    assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.ntz_target', 'spark_catalog.db.ntz')"))
-        .hasMessage(
-            "Cannot call floe.system.add_files: argument 'source_table' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.ntz_target', '`avro`.`%s`')", dir.toUri()))
-        .hasMessage(
-            "Cannot call floe.system.add_files: argument 'source_table' "
-                + ImportSource.avroTimestampNtzReason("ntz"));
-    assertThat(ImportSource.avroTimestampNtzReason("ntz"))
-        .contains("TIMESTAMP_NTZ column ntz", "import such a table from Parquet files");
+    assertThat(sql("CALL floe.system.add_files('db.ntz_target', '`avro`.`%s`')", dir.toUri()))
+        .containsExactly(RowFactory.create(1L, 1L));
 
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "ntz_snap"))).isFalse();
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "nested"))).isFalse();
-    assertThat(builtIn("nested").provider().get()).isEqualTo("avro");
-    assertThat(builtInHas("nested_BACKUP_")).isFalse();
-    assertThat(sql("SELECT count(*) FROM floe.db.ntz_target.snapshots").get(0).getLong(0))
-        .isEqualTo(0L);
+    assertThat(sql("SELECT id, ntz, s FROM floe.db.ntz_target"))
+        .containsExactlyElementsOf(sql("SELECT id, ntz, s FROM avro.`%s`", dir.toUri()));
+    assertThat(sql("SELECT CAST(ntz AS STRING), CAST(s.u AS STRING) FROM floe.db.ntz_target"))
+        .containsExactly(RowFactory.create("2024-01-01 10:00:00", "1900-01-01 00:00:00.000001"));
+  }
+
+  /**
+   * Floe reads the TIMESTAMP and TIMESTAMP_NTZ values of imported Avro files as Spark's Avro
+   * reader does; the official runtime, in its own JVM in the same session time zone, fails on
+   * the same table.
+   */
+  @Test
+  void floeReadsImportedTimestampsWhereTheOfficialRuntimeFails() throws Exception {
+    Path dir = sparkWarehouse.resolve("avro-interop-" + System.nanoTime());
+    spark.sql(rows(1)).write().format("avro").save(dir.toUri().toString());
+    expectFrom("avro.`" + dir.toUri() + "`");
+    sql("CREATE TABLE floe.db.interop (%s) USING iceberg", SCHEMA);
+    sql("CALL floe.system.add_files('db.interop', '`avro`.`%s`')", dir.toUri());
+    String query = "SELECT id, CAST(ts AS STRING), CAST(ntz AS STRING) FROM %s ORDER BY id";
+
+    assertThat(sql(query, "floe.db.interop")).hasSize(40).isEqualTo(sql(query, "expected"));
+
+    Map<String, String> conf = new java.util.LinkedHashMap<>();
+    conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.off.type", "hadoop");
+    conf.put("spark.sql.catalog.off.warehouse", warehouse.resolve("floe").toUri().toString());
+    conf.put("spark.sql.session.timeZone", "America/Los_Angeles");
+    // its Avro reader knows no local-timestamp-micros
+    assertThatThrownBy(
+            () -> io.floe.spark.read.OfficialRuntime.printedRows(
+                conf, String.format(query, "off.db.interop")))
+        .hasMessageContaining("org.apache.iceberg.avro");
   }
 }

@@ -4,15 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
-import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.catalog.TestCatalog;
+import io.floe.spark.read.OfficialRuntime;
+import java.util.LinkedHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.types.Types;
+import org.apache.orc.OrcFile;
+import org.apache.orc.Reader;
+import org.apache.orc.RecordReader;
+import org.apache.orc.TypeDescription;
+import org.apache.orc.impl.RecordReaderImpl;
+import org.apache.spark.sql.SparkSession;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.ReadTestSupport;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,20 +33,13 @@ import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code snapshot}, {@code migrate} and {@code add_files} of ORC tables of the session catalog
@@ -49,95 +52,26 @@ import org.junit.jupiter.api.TestInstance;
  * (rows, per-file counts and id ranges) come from a child JVM with Spark's ORC; here the source is
  * only declared over them, which reads no file.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OrcImportTest {
+class OrcImportTest extends ImportTestBase {
   private static final String COLUMNS = SparkOrcSources.COLUMNS;
 
-  private SparkSession spark;
-  private Path warehouse;
-  private Path sparkWarehouse;
   private Path written;
 
+  @Override
+  protected String name() {
+    return "floe-orc-import-tests";
+  }
+
+  @Override
+  protected void configure(SparkSession.Builder builder) {
+    builder.config("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
+  }
+
+  /** Writes the sources and their oracle with Spark's own ORC, once for the class. */
   @BeforeAll
-  void startSpark() throws IOException, InterruptedException {
-    warehouse = Files.createTempDirectory("floe-orc-import-warehouse");
-    sparkWarehouse = Files.createTempDirectory("floe-orc-import-spark-warehouse");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-orc-import-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
-    Files.createDirectories(warehouse.resolve("session"));
-    TestCatalog.JDBC.options(warehouse.resolve("session"))
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
+  void writeSources() throws IOException, InterruptedException {
     written = warehouse.resolve("spark-orc");
     SparkOrcSources.write(written);
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-  }
-
-  @AfterAll
-  void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
-    deleteRecursively(sparkWarehouse);
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    sql("CREATE NAMESPACE IF NOT EXISTS db");
-    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
-  }
-
-  @AfterEach
-  void dropNamespace() {
-    spark.catalog().dropTempView("expected");
-    spark.catalog().dropTempView("source_files");
-    sql("USE default");
-    sql("DROP NAMESPACE IF EXISTS db CASCADE");
-    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
-  }
-
-  private List<Row> sql(String text, Object... args) {
-    return spark.sql(String.format(text, args)).collectAsList();
-  }
-
-  private Catalog sessionIceberg() {
-    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
-        .icebergCatalog();
-  }
-
-  private CatalogTable builtIn(String name) {
-    try {
-      return spark.sessionState().catalog().getTableMetadata(
-          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private boolean builtInHas(String name) {
-    return spark.sessionState().catalog().tableExists(
-        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
   }
 
   /**
@@ -180,17 +114,6 @@ class OrcImportTest {
     assertThat(sql("SELECT count(*) FROM %s", table).get(0).getLong(0)).isEqualTo(120L);
   }
 
-  /** The ORC data files under a table folder (Spark's hidden files left out). */
-  private static Set<Path> orcFiles(URI location) throws IOException {
-    try (Stream<Path> files = Files.walk(Path.of(location))) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().endsWith(".orc"))
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .collect(Collectors.toSet());
-    }
-  }
-
   /** Each source file's name and record count as Spark counted the rows it read from it. */
   private Map<String, Long> sourceRecordCounts() {
     Map<String, Long> counts = new HashMap<>();
@@ -198,27 +121,6 @@ class OrcImportTest {
       counts.put(fileName(row.getString(0)), row.getLong(1));
     }
     return counts;
-  }
-
-  /** Each data file's name, format and record count as the Iceberg table's files table lists them. */
-  private Map<String, Long> icebergRecordCounts(String table) {
-    Map<String, Long> counts = new HashMap<>();
-    for (Row row : sql("SELECT file_path, file_format, record_count FROM %s.files", table)) {
-      assertThat(row.getString(1)).isEqualTo("ORC");
-      counts.put(fileName(row.getString(0)), row.getLong(2));
-    }
-    return counts;
-  }
-
-  /**
-   * A file's partition folder ({@code cat=a}, when it has one) and name, as the file is known
-   * under any table root: Spark gives files of different partitions the same name.
-   */
-  private static String fileName(String location) {
-    String name = location.substring(location.lastIndexOf('/') + 1);
-    String folder = location.substring(0, location.lastIndexOf('/'));
-    folder = folder.substring(folder.lastIndexOf('/') + 1);
-    return folder.startsWith("cat=") ? folder + "/" + name : name;
   }
 
   /** The names of the data files a query's Floe scan plans to read. */
@@ -239,7 +141,13 @@ class OrcImportTest {
    * partition.
    */
   private void assertFiltersPrune(String table) {
-    for (String filter : List.of("id = 45", "id > 100", "cat = 'a'", "cat IS NULL AND id < 30")) {
+    for (String filter :
+        List.of(
+            "id = 45", "id > 100", "cat = 'a'", "cat IS NULL AND id < 30",
+            "ts >= TIMESTAMP'2024-03-10 03:30:00'", "ts < TIMESTAMP'2024-03-10 09:30:00 UTC'",
+            "ts IS NULL", "ntz > TIMESTAMP_NTZ'2024-03-10 02:30:00'",
+            "ntz = TIMESTAMP_NTZ'2024-03-10 01:31:00.000001'", "s.t < TIMESTAMP'1970-01-01 12:00:00'",
+            "s.u >= TIMESTAMP_NTZ'1970-01-01 00:00:30'")) {
       assertThat(sql("SELECT %s FROM %s WHERE %s", COLUMNS, table, filter))
           .containsExactlyInAnyOrderElementsOf(
               sql("SELECT * FROM expected WHERE %s", filter));
@@ -261,20 +169,32 @@ class OrcImportTest {
     assertThat(plannedFiles("SELECT * FROM " + table + " WHERE id > 100"))
         .isEqualTo(above100)
         .hasSizeLessThan(all.size());
+    // a TIMESTAMP_NTZ column prunes by its bounds, and never a file that holds a matching row
+    Set<String> afterNtz = new HashSet<>();
+    for (Row row : sql("SELECT file, max_ntz FROM source_files")) {
+      if (!row.isNullAt(1) && row.getAs(1).toString().compareTo("2024-03-10T02:30") > 0) {
+        afterNtz.add(fileName(row.getString(0)));
+      }
+    }
+    assertThat(plannedFiles("SELECT * FROM " + table + " WHERE ntz > TIMESTAMP_NTZ'2024-03-10 02:30:00'"))
+        .containsAll(afterNtz);
+    // a TIMESTAMP column has no ORC bounds in the table (the file's are local times): no pruning
+    assertThat(plannedFiles("SELECT * FROM " + table + " WHERE ts > TIMESTAMP'2024-03-10 05:00:00'"))
+        .isEqualTo(all);
   }
 
   @Test
   void aSnapshotOfAPartitionedOrcTableReadsItsRowsFromItsFiles() throws IOException {
     createOrcSource("src", true);
     URI sourceLocation = builtIn("src").location();
-    Set<Path> sourceFiles = orcFiles(sourceLocation);
+    Set<Path> sourceFiles = dataFiles(sourceLocation, "orc");
     Map<String, Long> sourceCounts = sourceRecordCounts();
 
     assertThat(sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')"))
         .containsExactly(RowFactory.create((long) sourceFiles.size()));
 
     assertRowsEqualExpected("db.snap");
-    assertThat(icebergRecordCounts("db.snap")).isEqualTo(sourceCounts).hasSize(sourceFiles.size());
+    assertThat(icebergRecordCounts("db.snap", "ORC")).isEqualTo(sourceCounts).hasSize(sourceFiles.size());
     Table snap = sessionIceberg().loadTable(TableIdentifier.of("db", "snap"));
     assertThat(snap.spec().fields()).singleElement()
         .satisfies(field -> assertThat(field.name()).isEqualTo("cat"));
@@ -289,7 +209,14 @@ class OrcImportTest {
     // the snapshot's own writes go to its folder; the source keeps its files and rows
     sql("INSERT INTO db.snap SELECT * FROM expected WHERE id < 3");
     assertThat(sql("SELECT count(*) FROM db.snap").get(0).getLong(0)).isEqualTo(123L);
-    assertThat(orcFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(sql("SELECT %s FROM db.snap", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(
+            sql("SELECT * FROM expected UNION ALL SELECT * FROM expected WHERE id < 3"));
+    assertThat(sql("SELECT %s FROM db.snap WHERE ts < TIMESTAMP'2024-03-10 01:00:00'", COLUMNS))
+        .containsExactlyInAnyOrderElementsOf(
+            sql("SELECT * FROM expected WHERE ts < TIMESTAMP'2024-03-10 01:00:00' UNION ALL "
+                + "SELECT * FROM expected WHERE id < 3 AND ts < TIMESTAMP'2024-03-10 01:00:00'"));
+    assertThat(dataFiles(sourceLocation, "orc")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("orc");
   }
 
@@ -297,7 +224,7 @@ class OrcImportTest {
   void migrateOfAnUnpartitionedOrcTableKeepsItsRowsAndFiles() throws IOException {
     createOrcSource("m", false);
     URI location = builtIn("m").location();
-    Set<Path> files = orcFiles(location);
+    Set<Path> files = dataFiles(location, "orc");
     Map<String, Long> sourceCounts = sourceRecordCounts();
 
     assertThat(sql("CALL spark_catalog.system.migrate('db.m')"))
@@ -307,17 +234,17 @@ class OrcImportTest {
     assertThat(migrated.spec().isUnpartitioned()).isTrue();
     assertThat(migrated.properties()).containsEntry("migrated", "true");
     assertRowsEqualExpected("db.m");
-    assertThat(icebergRecordCounts("db.m")).isEqualTo(sourceCounts).hasSize(files.size());
+    assertThat(icebergRecordCounts("db.m", "ORC")).isEqualTo(sourceCounts).hasSize(files.size());
     assertThat(builtIn("m_BACKUP_").tableType()).isEqualTo(CatalogTableType.EXTERNAL());
     assertFiltersPrune("db.m");
-    assertThat(orcFiles(location)).isEqualTo(files);
+    assertThat(dataFiles(location, "orc")).isEqualTo(files);
   }
 
   @Test
   void aFailedOrcMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createOrcSource("f", true);
     CatalogTable before = builtIn("f");
-    Set<Path> files = orcFiles(before.location());
+    Set<Path> files = dataFiles(before.location(), "orc");
     Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.orc");
     Files.writeString(junk, "not an orc file");
 
@@ -333,7 +260,7 @@ class OrcImportTest {
     assertThat(after.location()).isEqualTo(before.location());
     assertThat(after.provider().get()).isEqualTo("orc");
     assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(orcFiles(before.location())).isEqualTo(files);
+    assertThat(dataFiles(before.location(), "orc")).isEqualTo(files);
     // the source still holds every row: a migration now takes all of them
     assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
         .containsExactly(RowFactory.create((long) files.size()));
@@ -341,33 +268,94 @@ class OrcImportTest {
   }
 
   @Test
-  void anOrcSourceWithATimestampIsRefusedBeforeAnythingIsCreated() {
-    sql("CREATE TABLE db.tz (id BIGINT, ts TIMESTAMP) USING orc");
-    sql("CREATE TABLE db.ntz (id BIGINT, s STRUCT<ts: TIMESTAMP_NTZ>) USING orc");
-    sql("CREATE TABLE floe.db.tz_target (id BIGINT, ts TIMESTAMP) USING iceberg");
+  void sparkWritesTimestampsToOrcAsLocalTimesOfItsZoneAndTimestampNtzAsLongs() throws IOException {
+    Path file =
+        dataFiles(written.resolve("flat").toUri(), "orc").stream().findFirst().orElseThrow();
+    try (Reader reader =
+            OrcFile.createReader(
+                new org.apache.hadoop.fs.Path(file.toUri()),
+                OrcFile.readerOptions(new Configuration()));
+        RecordReader rows = reader.rows()) {
+      TypeDescription schema = reader.getSchema();
+      TypeDescription ts = schema.findSubtype("ts");
+      TypeDescription ntz = schema.findSubtype("ntz");
+      assertThat(ts.getCategory()).isEqualTo(TypeDescription.Category.TIMESTAMP);
+      assertThat(ts.getAttributeValue("spark.sql.catalyst.type")).isEqualTo("timestamp");
+      assertThat(ntz.getCategory()).isEqualTo(TypeDescription.Category.LONG);
+      assertThat(ntz.getAttributeValue("spark.sql.catalyst.type"))
+          .isEqualTo("timestamp_ntz");
+      assertThat(schema.findSubtype("s.u").getCategory()).isEqualTo(TypeDescription.Category.LONG);
+      assertThat(((RecordReaderImpl) rows).readStripeFooter(reader.getStripes().get(0))
+              .getWriterTimezone())
+          .isEqualTo(SparkOrcSources.TIME_ZONE);
+    }
+  }
 
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.tz', 'db.tz_snap')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.snapshot: argument 'source_table' 'db.tz' "
-                + ImportSource.orcTimestampReason("ts"));
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.ntz')"))
-        .hasMessage(
-            "Cannot call spark_catalog.system.migrate: argument 'table' 'db.ntz' "
-                + ImportSource.orcTimestampReason("s"));
+  @Test
+  void anOrcImportIntoANanosecondTimestampColumnIsRefusedBeforeAnythingIsAdded() throws IOException {
+    createOrcSource("src", false);
+    Catalog floe =
+        ((FloeCatalog) spark.sessionState().catalogManager().catalog("floe")).icebergCatalog();
+    floe.createTable(
+        TableIdentifier.of("db", "ns_target"),
+        new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampNanoType.withZone())),
+        PartitionSpec.unpartitioned(),
+        Map.of("format-version", "3"));
+
     assertThatThrownBy(
-            () -> sql("CALL floe.system.add_files('db.tz_target', 'spark_catalog.db.tz')"))
+            () -> sql("CALL floe.system.add_files('db.ns_target', 'spark_catalog.db.src')"))
         .hasMessage(
             "Cannot call floe.system.add_files: argument 'source_table' "
                 + ImportSource.orcTimestampReason("ts"));
     assertThat(ImportSource.orcTimestampReason("ts"))
-        .contains("timestamp column ts", "import such a table from Parquet files");
-
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "tz_snap"))).isFalse();
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "ntz"))).isFalse();
-    assertThat(builtIn("ntz").provider().get()).isEqualTo("orc");
-    assertThat(builtInHas("ntz_BACKUP_")).isFalse();
-    assertThat(sql("SELECT count(*) FROM floe.db.tz_target.snapshots").get(0).getLong(0))
+        .contains("nanosecond timestamp column ts");
+    assertThat(sql("SELECT count(*) FROM floe.db.ns_target.snapshots").get(0).getLong(0))
         .isEqualTo(0L);
+  }
+
+  /**
+   * Floe reads the imported TIMESTAMP and TIMESTAMP_NTZ values Spark wrote; the official runtime,
+   * in its own JVM in the same session time zone, fails on the same table.
+   */
+  @Test
+  void floeReadsTheImportedTimestampsWhereTheOfficialRuntimeFails() throws IOException, InterruptedException {
+    createOrcSource("src", false);
+    sql("CREATE TABLE floe.db.interop (%s) USING iceberg", SparkOrcSources.SCHEMA);
+    sql("CALL floe.system.add_files('db.interop', 'spark_catalog.db.src')");
+    String query = "SELECT id, CAST(ts AS STRING), CAST(ntz AS STRING) FROM %s ORDER BY id";
+    List<String> floeRows =
+        sql(query, "floe.db.interop").stream()
+            .map(r -> r.getLong(0) + "|" + r.get(1) + "|" + r.get(2))
+            .collect(Collectors.toList());
+    assertThat(floeRows)
+        .isEqualTo(
+            sql(query, "expected").stream()
+                .map(r -> r.getLong(0) + "|" + r.get(1) + "|" + r.get(2))
+                .collect(Collectors.toList()));
+
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.off.type", "hadoop");
+    conf.put("spark.sql.catalog.off.warehouse", warehouse.resolve("floe").toUri().toString());
+    conf.put("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
+    // the official runtime refuses the ORC timestamp as the column's timestamptz
+    assertThatThrownBy(
+            () -> OfficialRuntime.printedRows(conf, String.format(query, "off.db.interop")))
+        .hasMessageContaining("ORCSchemaUtil.buildOrcProjection");
+  }
+
+  @Test
+  void aLocalTimeOfTheHourTheClocksGoBackFailsTheReadNamingTheColumn() {
+    sql("CREATE TABLE floe.db.fall_back (id BIGINT, ts TIMESTAMP) USING iceberg");
+    sql("CALL floe.system.add_files('db.fall_back', '`orc`.`%s`')", written.resolve("fall-back").toUri());
+
+    assertThat(sql("SELECT id FROM floe.db.fall_back")).containsExactly(RowFactory.create(1L));
+    assertThatThrownBy(() -> sql("SELECT ts FROM floe.db.fall_back"))
+        .hasStackTraceContaining(
+            "its ORC timestamp column ts holds the local time 2024-11-03T01:30 of "
+                + "America/Los_Angeles, which stands for two instants");
   }
 
   @Test
@@ -382,7 +370,7 @@ class OrcImportTest {
         sql("CALL floe.system.add_files('db.target', '`orc`.`%s`', map('cat', 'a'))", location);
 
     long catAFiles =
-        orcFiles(location).stream()
+        dataFiles(location, "orc").stream()
             .filter(p -> p.getParent().getFileName().toString().equals("cat=a"))
             .count();
     assertThat(added).containsExactly(RowFactory.create(catAFiles, 1L));

@@ -5,35 +5,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.FloeSessionCatalog;
-import io.floe.spark.catalog.TestCatalog;
 import io.floe.spark.commit.Committer;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * {@code snapshot} and {@code migrate} in a session whose {@code spark_catalog} is {@link
@@ -43,89 +32,10 @@ import org.junit.jupiter.api.TestInstance;
  * external backup without ever deleting a file, and bad input or a failure midway leaves the
  * source as it was and no Iceberg table behind.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SnapshotAndMigrateTest {
-  private SparkSession spark;
-  private Path warehouse;
-  private Path sparkWarehouse;
-
-  @BeforeAll
-  void startSpark() throws IOException {
-    warehouse = Files.createTempDirectory("floe-migrate-warehouse");
-    sparkWarehouse = Files.createTempDirectory("floe-migrate-spark-warehouse");
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("floe-snapshot-migrate-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.sql.warehouse.dir", sparkWarehouse.toUri().toString())
-            .config("spark.sql.catalog.spark_catalog", FloeSessionCatalog.class.getName())
-            .config("spark.sql.catalog.floe", FloeCatalog.class.getName())
-            .config("spark.sql.catalog.floe.type", "hadoop")
-            .config("spark.sql.catalog.floe.warehouse", warehouse.resolve("floe").toUri().toString());
-    Files.createDirectories(warehouse.resolve("session"));
-    TestCatalog.JDBC.options(warehouse.resolve("session"))
-        .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
-    spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-  }
-
-  @AfterAll
-  void stopSpark() throws IOException {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-      SparkSession.clearActiveSession();
-      SparkSession.clearDefaultSession();
-    }
-    deleteRecursively(warehouse);
-    deleteRecursively(sparkWarehouse);
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    try (Stream<Path> files = Files.walk(path)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    sql("CREATE NAMESPACE IF NOT EXISTS db");
-    sql("CREATE NAMESPACE IF NOT EXISTS floe.db");
-  }
-
-  @AfterEach
-  void dropNamespace() {
-    spark.catalog().dropTempView("expected");
-    sql("USE default");
-    sql("DROP NAMESPACE IF EXISTS db CASCADE");
-    sql("DROP NAMESPACE IF EXISTS floe.db CASCADE");
-  }
-
-  private List<Row> sql(String text, Object... args) {
-    return spark.sql(String.format(text, args)).collectAsList();
-  }
-
-  private Catalog sessionIceberg() {
-    return ((FloeSessionCatalog) spark.sessionState().catalogManager().v2SessionCatalog())
-        .icebergCatalog();
-  }
-
-  private CatalogTable builtIn(String name) {
-    try {
-      return spark.sessionState().catalog().getTableMetadata(
-          new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private boolean builtInHas(String name) {
-    return spark.sessionState().catalog().tableExists(
-        new org.apache.spark.sql.catalyst.TableIdentifier(name, scala.Option.apply("db")));
+class SnapshotAndMigrateTest extends ImportTestBase {
+  @Override
+  protected String name() {
+    return "floe-snapshot-migrate-tests";
   }
 
   /**
@@ -151,17 +61,6 @@ class SnapshotAndMigrateTest {
     assertThat(sql("SELECT count(*) FROM %s", table).get(0).getLong(0)).isEqualTo(120L);
   }
 
-  /** The Parquet data files under a table folder (Spark's hidden files left out). */
-  private static Set<Path> parquetFiles(URI location) throws IOException {
-    try (Stream<Path> files = Files.walk(Path.of(location))) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().endsWith(".parquet"))
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .collect(Collectors.toSet());
-    }
-  }
-
   private static StructField column(String name) {
     return new StructField(name, DataTypes.LongType, false, Metadata.empty());
   }
@@ -170,7 +69,7 @@ class SnapshotAndMigrateTest {
   void aSnapshotReadsTheSourcesRowsFromItsFilesAndLeavesTheSourceUnchanged() throws IOException {
     createParquetSource("src");
     URI sourceLocation = builtIn("src").location();
-    Set<Path> sourceFiles = parquetFiles(sourceLocation);
+    Set<Path> sourceFiles = dataFiles(sourceLocation, "parquet");
 
     Dataset<Row> result = spark.sql("CALL spark_catalog.system.snapshot('db.src', 'db.snap')");
 
@@ -189,7 +88,7 @@ class SnapshotAndMigrateTest {
     // a write to the snapshot goes to its own folder; the source keeps its files and rows
     sql("INSERT INTO db.snap VALUES (1000, 'new', 'a')");
     assertThat(sql("SELECT count(*) FROM db.snap").get(0).getLong(0)).isEqualTo(121L);
-    assertThat(parquetFiles(sourceLocation)).isEqualTo(sourceFiles);
+    assertThat(dataFiles(sourceLocation, "parquet")).isEqualTo(sourceFiles);
     assertThat(builtIn("src").provider().get()).isEqualTo("parquet");
     assertRowsEqualExpected("db.src");
     assertThat(Files.exists(Path.of(sourceLocation).resolve("metadata"))).isFalse();
@@ -240,7 +139,7 @@ class SnapshotAndMigrateTest {
     createParquetSource("m");
     URI location = builtIn("m").location();
     assertThat(builtIn("m").tableType()).isEqualTo(CatalogTableType.MANAGED());
-    Set<Path> files = parquetFiles(location);
+    Set<Path> files = dataFiles(location, "parquet");
 
     Dataset<Row> result = spark.sql("CALL spark_catalog.system.migrate('db.m')");
 
@@ -259,7 +158,7 @@ class SnapshotAndMigrateTest {
 
     // dropping the backup keeps every file the Iceberg table reads
     sql("DROP TABLE db.m_BACKUP_");
-    assertThat(parquetFiles(location)).containsAll(files);
+    assertThat(dataFiles(location, "parquet")).containsAll(files);
     assertRowsEqualExpected("db.m");
     sql("INSERT INTO db.m VALUES (1000, 'new', 'a')");
     assertThat(sql("SELECT count(*) FROM db.m").get(0).getLong(0)).isEqualTo(121L);
@@ -269,7 +168,7 @@ class SnapshotAndMigrateTest {
   void migrateWithDropBackupAndABackupName() throws IOException {
     createParquetSource("d");
     URI location = builtIn("d").location();
-    Set<Path> files = parquetFiles(location);
+    Set<Path> files = dataFiles(location, "parquet");
     sql("USE db");
 
     assertThat(sql("CALL spark_catalog.system.migrate(table => 'd', drop_backup => true, "
@@ -280,7 +179,7 @@ class SnapshotAndMigrateTest {
     assertThat(builtInHas("d_BACKUP_")).isFalse();
     assertThat(sessionIceberg().loadTable(TableIdentifier.of("db", "d")).properties())
         .containsEntry("k", "v");
-    assertThat(parquetFiles(location)).containsAll(files);
+    assertThat(dataFiles(location, "parquet")).containsAll(files);
     assertRowsEqualExpected("db.d");
   }
 

@@ -22,16 +22,21 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>For each source ({@code partitioned}: by {@code cat}; {@code flat}: not) it writes, under the
  * folder given: the ORC files in three appends ({@code <source>/}), the rows as Spark's ORC reader
- * returns them, in Parquet ({@code <source>-rows/}), and per file its name, row count and id range
- * as Spark counts them ({@code <source>-files/}): the oracle the tests compare with.
+ * returns them, in Parquet ({@code <source>-rows/}), and per file its name, row count, id and
+ * {@code ntz} range as Spark counts them ({@code <source>-files/}): the oracle the tests compare
+ * with; and {@code fall-back/}, one TIMESTAMP of the hour the zone's clocks go back. The JVM runs in {@link #TIME_ZONE}, so its ORC files spell {@code TIMESTAMP} in that zone.
  */
 public final class SparkOrcSources {
   /** The source's columns, in table order. */
-  static final String COLUMNS = "id, data, n, d, amount, cat";
+  static final String COLUMNS = "id, data, n, d, amount, ts, ntz, s, cat";
 
   /** The DDL column list of the sources. */
   static final String SCHEMA =
-      "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), cat STRING";
+      "id BIGINT, data STRING, n INT, d DATE, amount DECIMAL(10, 2), ts TIMESTAMP, "
+          + "ntz TIMESTAMP_NTZ, s STRUCT<t: TIMESTAMP, u: TIMESTAMP_NTZ>, cat STRING";
+
+  /** The time zone of the writer's JVM and session: not UTC, so that a wrong offset shows. */
+  static final String TIME_ZONE = "America/Los_Angeles";
 
   private SparkOrcSources() {}
 
@@ -39,6 +44,8 @@ public final class SparkOrcSources {
   static void write(Path folder) throws IOException, InterruptedException {
     List<String> command = ChildJvm.javaWithTestFlags();
     command.add("-Xmx768m");
+    // Spark's ORC writer spells TIMESTAMP in the JVM's time zone, and names it in the file
+    command.add("-Duser.timezone=" + TIME_ZONE);
     command.add("-cp");
     command.add(sparkOrcClasspath());
     command.add(SparkOrcSources.class.getName());
@@ -95,6 +102,7 @@ public final class SparkOrcSources {
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.driver.host", "127.0.0.1")
+            .config("spark.sql.session.timeZone", TIME_ZONE)
             .getOrCreate();
     try {
       for (String source : List.of("partitioned", "flat")) {
@@ -107,6 +115,16 @@ public final class SparkOrcSources {
                           + "CAST(id %% 11 AS INT) AS n, "
                           + "date_add(DATE'2024-01-01', CAST(id AS INT)) AS d, "
                           + "CAST(id * 1.25 AS DECIMAL(10, 2)) AS amount, "
+                          // through the spring-forward gap of Los Angeles (no 02:00 to 03:00)
+                          + "CASE WHEN id %% 6 = 0 THEN NULL ELSE TIMESTAMP'2024-03-10 00:30:00' "
+                          + "+ make_interval(0, 0, 0, 0, 0, CAST(id AS INT) * 3, id * 0.000123) END AS ts, "
+                          // through the spring-forward gap, which a local time does not have
+                          + "CASE WHEN id %% 5 = 0 THEN NULL ELSE TIMESTAMP_NTZ'2024-03-10 01:30:00' "
+                          + "+ make_interval(0, 0, 0, 0, 0, CAST(id AS INT), id * 0.000001) END AS ntz, "
+                          + "CASE WHEN id %% 9 = 0 THEN NULL ELSE named_struct("
+                          + "'t', TIMESTAMP'1969-12-31 16:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0), "
+                          + "'u', TIMESTAMP_NTZ'1969-12-31 23:59:59' + make_interval(0, 0, 0, 0, 0, 0, id * 0.5)) "
+                          + "END AS s, "
                           + "CASE WHEN id %% 3 = 0 THEN 'a' WHEN id %% 3 = 1 THEN 'b' END AS cat "
                           + "FROM range(%d, %d, 1, 2)",
                       i * 40, i * 40 + 40));
@@ -121,9 +139,13 @@ public final class SparkOrcSources {
             .write().parquet(folder.resolve(source + "-rows").toUri().toString());
         spark.sql(
                 "SELECT input_file_name() AS file, count(*) AS records, min(id) AS min_id, "
-                    + "max(id) AS max_id FROM src GROUP BY input_file_name()")
+                    + "max(id) AS max_id, min(ntz) AS min_ntz, max(ntz) AS max_ntz "
+                    + "FROM src GROUP BY input_file_name()")
             .write().parquet(folder.resolve(source + "-files").toUri().toString());
       }
+      // one instant of the hour Los Angeles' clocks go back: its local time stands for two
+      spark.sql("SELECT 1L AS id, TIMESTAMP'2024-11-03 09:30:00 UTC' AS ts")
+          .write().orc(folder.resolve("fall-back").toUri().toString());
     } finally {
       spark.stop();
     }

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -18,6 +19,7 @@ import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
@@ -149,17 +151,37 @@ final class RowTask implements Closeable {
     Set<Integer> nested = TypeUtil.indexParents(settings.tableSchema().asStruct()).keySet();
     constants.keySet().removeIf(nested::contains);
     InputFile input = settings.io().newInputFile(task.file());
-    ReadBuilder<Record, Schema> builder =
-        FormatModelRegistry.<Record, Schema>readBuilder(task.file().format(), Record.class, input)
-            .project(fileProjection)
-            .idToConstant(constants)
-            .split(task.start(), task.length())
-            .caseSensitive(settings.caseSensitive())
-            .filter(residual(settings, task, input));
-    if (settings.nameMapping() != null) {
-      builder = builder.withNameMapping(settings.nameMapping());
+    Expression residual = residual(settings, task, input);
+    CloseableIterable<Record> read;
+    if (task.file().format() == FileFormat.AVRO && AvroLocalTimestamps.needed(fileProjection)) {
+      read =
+          AvroLocalTimestamps.read(
+              input, fileProjection, constants, task.start(), task.length(),
+              settings.nameMapping());
+    } else {
+      Optional<OrcSparkTimestamps> sparkTimestamps =
+          task.file().format() == FileFormat.ORC
+              ? OrcSparkTimestamps.of(
+                  input, settings.tableSchema(), fileProjection, residual,
+                  settings.nameMapping(), settings.caseSensitive())
+              : Optional.empty();
+      ReadBuilder<Record, Schema> builder =
+          FormatModelRegistry.<Record, Schema>readBuilder(task.file().format(), Record.class, input)
+              .project(sparkTimestamps.map(OrcSparkTimestamps::projection).orElse(fileProjection))
+              .idToConstant(constants)
+              .split(task.start(), task.length())
+              .caseSensitive(settings.caseSensitive())
+              // ORC's statistics of Spark's timestamps do not hold the table's values: no pruning
+              .filter(sparkTimestamps.isPresent() ? Expressions.alwaysTrue() : residual);
+      if (settings.nameMapping() != null) {
+        builder = builder.withNameMapping(settings.nameMapping());
+      }
+      read = builder.build();
+      if (sparkTimestamps.isPresent()) {
+        read = CloseableIterable.transform(read, sparkTimestamps.get()::fix);
+      }
     }
-    CloseableIterable<Record> live = deletes.filter(builder.build());
+    CloseableIterable<Record> live = deletes.filter(read);
     return deletedBy == null ? live : CloseableIterable.filter(live, deletedBy::isDeleted);
   }
 
