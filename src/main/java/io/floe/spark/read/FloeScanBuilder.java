@@ -336,7 +336,9 @@ public final class FloeScanBuilder
       FloeScan scan =
           new FloeScan(
               table.name(), metadataLocation(), snapshotId, table.io(), schema, readSchema, filter,
-              shared.partitions(), options, shared.layout(), shared.metrics());
+              ScanPlanShare.prune(
+                  shared.partitions(), filter, schema, table.specs(), options.caseSensitive()),
+              options, shared.layout(), shared.metrics());
       scan.runtimeFilterColumns(shared.runtimeFilterColumns());
       return withStreams(scan, dataTable);
     }
