@@ -5,6 +5,7 @@ import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.read.ScanPlanShare;
 import io.floe.spark.read.TimeTravel;
 import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
 import io.floe.spark.rowlevel.MetadataDelete;
@@ -83,6 +84,8 @@ public class FloeTable
   private final Long snapshotId;
   private final Schema schema;
   private final String branch;
+  // a copy-on-write operation's scan plan, offered to the scan of Spark's group filter
+  private final ScanPlanShare plans = new ScanPlanShare();
 
   /**
    * @param table the Iceberg table or metadata table
@@ -246,7 +249,8 @@ public class FloeTable
       throw new IllegalArgumentException(
           "Cannot read " + table.name() + ".branch_" + branch + ": branch '" + branch + "' does not exist");
     }
-    FloeScanBuilder builder = new FloeScanBuilder(table, snapshotId, schema, options);
+    FloeScanBuilder builder =
+        new FloeScanBuilder(table, snapshotId, schema, options).sharingPlansWith(plans);
     return loader == null || branch != null ? builder : builder.withStreaming(FloeStreaming.source(loader));
   }
 
@@ -274,7 +278,7 @@ public class FloeTable
           "Cannot " + info.command().name() + " " + name() + " as of snapshot " + snapshotId
               + ": time travel is read-only");
     }
-    return new FloeRowLevelOperationBuilder(table, loader, branch, info);
+    return new FloeRowLevelOperationBuilder(table, loader, branch, info, plans);
   }
 
   /**

@@ -78,6 +78,7 @@ public final class FloeScanBuilder
   private Optional<MetadataAggregates.Answer> askedAnswer = Optional.empty();
   private MetadataAggregates.Answer aggregateAnswer;
   private boolean wholeFiles;
+  private ScanPlanShare plans;
 
   /**
    * @param table the table or metadata table to scan
@@ -113,6 +114,15 @@ public final class FloeScanBuilder
    */
   public FloeScanBuilder readingWholeFiles() {
     this.wholeFiles = true;
+    return this;
+  }
+
+  /**
+   * Lets the built scan take a plan another scan of the table offered ({@link ScanPlanShare}) when
+   * it would plan the same files, instead of planning them again.
+   */
+  public FloeScanBuilder sharingPlansWith(ScanPlanShare share) {
+    this.plans = Objects.requireNonNull(share, "share is null");
     return this;
   }
 
@@ -319,6 +329,20 @@ public final class FloeScanBuilder
                 && Boolean.parseBoolean(conf.getConfString(DATA_COLUMN_RUNTIME_FILTERS, "false").trim()),
             ignoredMetricsFieldIds,
             wholeFiles);
+    FloeScan shared =
+        plans != null && dataTable && incremental == null && limit == null
+            ? plans.take(snapshotId, schema, options, filter)
+            : null;
+    if (shared != null) {
+      FloeScan scan =
+          new FloeScan(
+              table.name(), metadataLocation(), snapshotId, table.io(), schema, readSchema, filter,
+              ScanPlanShare.prune(
+                  shared.partitions(), filter, schema, table.specs(), options.caseSensitive()),
+              options, shared.layout(), shared.metrics());
+      scan.runtimeFilterColumns(shared.runtimeFilterColumns());
+      return withStreams(scan, dataTable);
+    }
     ScanPlanner.Plan plan =
         incremental != null
             ? IncrementalPlanner.plan(
@@ -346,6 +370,10 @@ public final class FloeScanBuilder
           DistinctCounts.reported(conf) ? DistinctCounts.of(table, snapshotId) : DistinctCounts.none(),
           DistinctCounts.columnStatsReported(conf));
     }
+    return withStreams(scan, dataTable);
+  }
+
+  private FloeScan withStreams(FloeScan scan, boolean dataTable) {
     if (streams != null && dataTable) {
       MicroBatchStreamFactory factory = streams;
       scan.streamingWith(checkpoint -> factory.create(scan, givenOptions, checkpoint));

@@ -100,6 +100,9 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
 
   @Override
   public void commit(WriterCommitMessage[] messages, WriteSummary summary) {
+    if (scan != null) {
+      scan.releasePlan();
+    }
     List<DataFile> added = FloeCommitMessage.dataFilesOf(messages);
     commitStats.recordWritten(
         added.size(), added.stream().mapToLong(DataFile::fileSizeInBytes).sum());
@@ -188,6 +191,9 @@ final class CopyOnWriteBatchWrite implements BatchWrite {
 
   @Override
   public void abort(WriterCommitMessage[] messages) {
+    if (scan != null) {
+      scan.releasePlan();
+    }
     if (keepFiles.get()) {
       LOG.warn(
           "Not deleting the files of {} {} on {}: its commit succeeded or its outcome is unknown",

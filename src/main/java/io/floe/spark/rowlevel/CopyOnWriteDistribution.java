@@ -1,5 +1,6 @@
 package io.floe.spark.rowlevel;
 
+import io.floe.spark.write.AdvisoryPartitionSize;
 import io.floe.spark.write.RowDistribution;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteDistribution;
@@ -19,6 +20,7 @@ import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
+import org.apache.spark.sql.internal.SQLConf;
 
 /**
  * How Spark must spread and order the rows a copy-on-write operation writes (the rows it copies
@@ -36,8 +38,11 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
  *       they stay in the tasks that read them.
  * </ul>
  *
- * The ordering within each task and the writer (clustered or fanout) are the insert's in every
- * case, so files stay clustered by partition and sorted by the table's sort order.
+ * The ordering within each task and the writer are the insert's rule for a copy-on-write write
+ * (see {@link WriteDistribution}): no ordering and the fanout writer for a partitioned table without
+ * a sort order, else the partition transforms and the sort order with the clustered writer. The
+ * advisory partition size is the official runtime's for data files ({@link AdvisoryPartitionSize}).
+ * With {@code use-table-distribution-and-ordering=false} Spark is asked for nothing.
  */
 final class CopyOnWriteDistribution implements RowDistribution, Serializable {
   private static final long serialVersionUID = 1L;
@@ -73,7 +78,9 @@ final class CopyOnWriteDistribution implements RowDistribution, Serializable {
     DistributionMode mode = insert.mode();
     Distribution distribution = insert.distribution();
     long advisory = insert.advisoryPartitionSizeBytes();
-    if (command != Command.MERGE && distribution instanceof UnspecifiedDistribution) {
+    if (command != Command.MERGE
+        && distribution instanceof UnspecifiedDistribution
+        && context.options().useTableDistributionAndOrdering()) {
       // nothing of the table's layout to distribute by: keep each rewritten file's rows together
       if (mode == DistributionMode.HASH) {
         distribution = Distributions.clustered(new Expression[] {FILE});
@@ -86,7 +93,9 @@ final class CopyOnWriteDistribution implements RowDistribution, Serializable {
                 });
       }
       if (!(distribution instanceof UnspecifiedDistribution)) {
-        advisory = context.options().advisoryPartitionSizeBytes();
+        advisory =
+            AdvisoryPartitionSize.forData(
+                context.options(), context.table().properties(), SQLConf.get());
       }
     }
     return new CopyOnWriteDistribution(mode, distribution, insert.ordering(), advisory);

@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
+import io.floe.spark.read.ScanPlanShare;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
 import java.util.ArrayList;
@@ -46,10 +47,20 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   private final WriteOptions options;
   private final IsolationLevel isolationLevel;
   private final Snapshot snapshot;
+  private final ScanPlanShare plans;
   private CopyOnWriteScan scan;
 
+  /**
+   * @param plans where the operation's scan offers its plan to the scan of Spark's group filter,
+   *     or null
+   */
   CopyOnWriteOperation(
-      Table table, TableLoader loader, String branch, RowLevelOperationInfo info) {
+      Table table,
+      TableLoader loader,
+      String branch,
+      RowLevelOperationInfo info,
+      ScanPlanShare plans) {
+    this.plans = plans;
     this.table = Objects.requireNonNull(table, "table is null");
     this.loader = Objects.requireNonNull(loader, "loader is null");
     this.command = info.command();
@@ -79,7 +90,8 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap scanOptions) {
     Long snapshotId = snapshot == null ? null : snapshot.snapshotId();
-    return new CopyOnWriteScanBuilder(table, snapshotId, scanOptions, built -> this.scan = built);
+    return new CopyOnWriteScanBuilder(
+        table, snapshotId, scanOptions, plans, built -> this.scan = built);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.ScanPlanShare;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,6 +54,7 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
   private final String tableName;
   private final FloeScan planned;
   private final Expression filter;
+  private final ScanPlanShare plans;
   private final Object lock = new Object();
   private volatile FloeScan current;
   private Set<String> runtimeFiles;
@@ -62,8 +64,10 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
    *     residual filters
    * @param filter the operation's condition as pushed (a superset of the rows it changes); the
    *     commit's conflict-detection filter
+   * @param plans where {@code planned} was offered to the scan of Spark's group filter, or null
    */
-  CopyOnWriteScan(String tableName, FloeScan planned, Expression filter) {
+  CopyOnWriteScan(String tableName, FloeScan planned, Expression filter, ScanPlanShare plans) {
+    this.plans = plans;
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
     this.filter = Objects.requireNonNull(filter, "filter is null");
     this.planned = Objects.requireNonNull(planned, "planned is null");
@@ -73,6 +77,16 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
   /** The snapshot read, or null for a table without one. */
   Long snapshotId() {
     return planned.snapshotId();
+  }
+
+  /**
+   * Withdraws the plan offered to the group filter's scan, if that scan did not take it: once the
+   * runtime filter arrived or the operation ended, no scan of this statement needs it.
+   */
+  void releasePlan() {
+    if (plans != null) {
+      plans.withdraw(planned);
+    }
   }
 
   /** The condition the scan was planned with, for conflict detection. */
@@ -128,6 +142,7 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
 
   @Override
   public void filter(Predicate[] predicates) {
+    releasePlan();
     Set<String> files = null;
     for (Predicate predicate : predicates) {
       Optional<Set<String>> named = fileLocations(predicate);

@@ -4,6 +4,7 @@ import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.ReadOptions;
+import io.floe.spark.read.ScanPlanShare;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,6 +38,7 @@ final class CopyOnWriteScanBuilder
   private final Table table;
   private final FloeScanBuilder delegate;
   private final Consumer<CopyOnWriteScan> onBuild;
+  private final ScanPlanShare plans;
   private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
   private Predicate[] pushed = new Predicate[0];
@@ -44,13 +46,17 @@ final class CopyOnWriteScanBuilder
   /**
    * @param table the table as the operation loaded it
    * @param snapshotId the snapshot the operation reads (its branch's head), or null for none
+   * @param plans where the built scan's plan is offered to the scan of Spark's group filter, which
+   *     reads the same snapshot with the same condition; or null
    * @param onBuild told of the scan built, which the operation's commit removes the files of
    */
   CopyOnWriteScanBuilder(
       Table table,
       Long snapshotId,
       CaseInsensitiveStringMap options,
+      ScanPlanShare plans,
       Consumer<CopyOnWriteScan> onBuild) {
+    this.plans = plans;
     this.table = Objects.requireNonNull(table, "table is null");
     this.onBuild = Objects.requireNonNull(onBuild, "onBuild is null");
     this.delegate =
@@ -107,7 +113,11 @@ final class CopyOnWriteScanBuilder
 
   @Override
   public Scan build() {
-    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), (FloeScan) delegate.build(), filter);
+    FloeScan planned = (FloeScan) delegate.build();
+    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), planned, filter, plans);
+    if (plans != null) {
+      plans.offer(planned);
+    }
     onBuild.accept(scan);
     return scan;
   }

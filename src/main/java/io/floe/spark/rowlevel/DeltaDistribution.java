@@ -40,6 +40,8 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
  * fanout writer on (and, for UPDATE and MERGE, no sort order) no order is asked for, since the
  * delete writers sort positions themselves. Spark may split a large cluster (the distribution is not
  * strictly required): two deletion vectors for one data file in a commit are merged by Iceberg.
+ * With {@code use-table-distribution-and-ordering=false} Spark is asked for neither distribution
+ * nor ordering.
  */
 public final class DeltaDistribution implements RowDistribution, Serializable {
   private static final long serialVersionUID = 1L;
@@ -69,7 +71,11 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
    * @param spec the spec new rows are written with
    * @param sortOrder the table's sort order
    * @param mode the operation's distribution mode
-   * @param options the write's resolved options (fanout, advisory size, path-based)
+   * @param options the write's resolved options (fanout, path-based, whether to use the table's
+   *     distribution and ordering at all)
+   * @param advisoryPartitionSizeBytes the shuffle partition size to ask for when rows are
+   *     distributed ({@link io.floe.spark.write.AdvisoryPartitionSize}: for deletes only for a
+   *     DELETE, for data files otherwise)
    */
   public static DeltaDistribution of(
       Command command,
@@ -77,9 +83,15 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
       PartitionSpec spec,
       org.apache.iceberg.SortOrder sortOrder,
       DistributionMode mode,
-      WriteOptions options) {
+      WriteOptions options,
+      long advisoryPartitionSizeBytes) {
     Objects.requireNonNull(command, "command is null");
     Objects.requireNonNull(mode, "mode is null");
+    Objects.requireNonNull(options, "options is null");
+    if (!options.useTableDistributionAndOrdering()) {
+      // the delete writers hold positions in memory and the data writers accept any order
+      return new DeltaDistribution(Distributions.unspecified(), new SortOrder[0], 0L);
+    }
     boolean writesRows = command != Command.DELETE;
     // the table's own layout for new rows: clustering by the partition transforms (hash), and the
     // order that clusters by them and then sorts by the sort order
@@ -123,7 +135,7 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
         order.addAll(Arrays.asList(rowOrdering));
       }
     }
-    long advisory = mode == DistributionMode.NONE ? 0L : options.advisoryPartitionSizeBytes();
+    long advisory = mode == DistributionMode.NONE ? 0L : advisoryPartitionSizeBytes;
     return new DeltaDistribution(distribution, order.toArray(new SortOrder[0]), advisory);
   }
 

@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.write.AdvisoryPartitionSize;
 import io.floe.spark.write.WriteOptions;
 import io.floe.spark.write.exec.DataWriterSettings;
 import io.floe.spark.write.exec.DeltaWriterSettings;
@@ -145,7 +146,11 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
             mor.isolationLevel(), options, writer);
     DeltaDistribution distribution =
         DeltaDistribution.of(
-            command, table.schema(), spec, table.sortOrder(), mor.distributionMode(), options);
+            command, table.schema(), spec, table.sortOrder(), mor.distributionMode(), options,
+            command == Command.DELETE
+                ? AdvisoryPartitionSize.forDeletes(
+                    options, table.properties(), TableUtil.formatVersion(table), session)
+                : AdvisoryPartitionSize.forData(options, table.properties(), session));
     return new FloeDeltaWrite(context, distribution);
   }
 

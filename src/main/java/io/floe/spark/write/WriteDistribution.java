@@ -31,6 +31,7 @@ import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NullOrdering;
 import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.internal.SQLConf;
 
 /**
  * How Spark must spread a write's rows over writer tasks and order them within each task, worked
@@ -63,8 +64,9 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  * <p>Each task's rows are sorted by the partition transforms whenever the writers are clustered,
  * whatever the mode, so that a clustered writer sees each table partition's rows together; and by
  * the table's sort order (after the partition transforms) whenever the table has one. A
- * copy-on-write operation ({@link WriteMode#COPY_ON_WRITE}) keeps the clustered writer unless
- * {@code fanout-enabled=true}, as before the fanout writer was chosen by distribution. Every
+ * copy-on-write operation ({@link WriteMode#COPY_ON_WRITE}) with {@code fanout-enabled} not set
+ * follows the official runtime: the fanout writer and no ordering, in every mode, when the table
+ * has no sort order; the clustered writer and the full ordering when it has one. Every
  * transform kind is expressed as a call of the catalog's transform functions ({@link
  * io.floe.spark.functions.FloeFunctions}), which compute Iceberg's exact partition values. Where a
  * transform cannot be expressed so (a bucket of a uuid column, which Spark sees as a string; a
@@ -72,9 +74,13 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
  * offers no function catalog) it is left out, and the writers cope with rows that arrive
  * unclustered (see {@link io.floe.spark.write.exec.ClusteredOrFanoutWriter}).
  *
- * <p>The advisory partition size is passed to Spark only when rows are distributed; 0 leaves
- * Spark's own ({@code spark.sql.adaptive.advisoryPartitionSizeInBytes}), used by adaptive
- * execution to coalesce or split shuffle partitions.
+ * <p>The advisory partition size is passed to Spark only when rows are distributed, used by
+ * adaptive execution to coalesce or split shuffle partitions: for a planned write ({@link
+ * #of(WriteContext)}) the size given or the official runtime's default ({@link
+ * AdvisoryPartitionSize#forData}); from the other factory the size given, or 0 for Spark's own.
+ *
+ * <p>With {@code use-table-distribution-and-ordering=false} a planned write asks Spark for no
+ * distribution and no ordering, and its files record no sort order.
  */
 public final class WriteDistribution implements RowDistribution, Serializable {
   private static final long serialVersionUID = 1L;
@@ -107,11 +113,29 @@ public final class WriteDistribution implements RowDistribution, Serializable {
     Objects.requireNonNull(context, "context is null");
     Boolean fanout = context.options().fanout();
     if (fanout == null && context.mode() == WriteMode.COPY_ON_WRITE) {
-      // the row-level package's requirements stay what they were: clustered unless asked
-      fanout = false;
+      // the official runtime's rule for a copy-on-write rewrite: no sort unless the table has an
+      // order. Its rows come from files of one partition each, so a task meets few partitions
+      // whatever the mode, and sorting what it copies by partition only costs time
+      // (an unpartitioned table has no partition order to skip: the plain clustered writer)
+      fanout = context.table().sortOrder().isUnsorted() && context.spec().isPartitioned();
     }
-    return of(
-        context.schema(), context.spec(), context.table().sortOrder(), context.options(), fanout);
+    WriteOptions options = context.options();
+    if (!options.useTableDistributionAndOrdering()) {
+      // the official runtime asks Spark for nothing and writes with the fanout writer unless
+      // fanout-enabled=false (whose clustered writer then copes with rows in any order)
+      return new WriteDistribution(
+          DistributionMode.NONE, Distributions.unspecified(), new SortOrder[0], 0L, false,
+          fanout == null || fanout);
+    }
+    WriteDistribution planned =
+        of(context.schema(), context.spec(), context.table().sortOrder(), options, fanout);
+    if (planned.distribution instanceof UnspecifiedDistribution) {
+      return planned;
+    }
+    return new WriteDistribution(
+        planned.mode, planned.distribution, planned.ordering,
+        AdvisoryPartitionSize.forData(options, context.table().properties(), SQLConf.get()),
+        planned.sortsBySortOrder, planned.fanout);
   }
 
   /**

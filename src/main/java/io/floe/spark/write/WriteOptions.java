@@ -70,6 +70,11 @@ import org.apache.spark.sql.internal.SQLConf;
  *     fanout-max-open-files}, {@code write.spark.fanout.max-open-files}; Floe's own, default {@value
  *     DataWriterSettings#DEFAULT_MAX_OPEN_FILES}): one more partition closes the least recently
  *     written file, and rows of that partition that come later go to a new file
+ * @param useTableDistributionAndOrdering whether Spark is asked to distribute and order the rows
+ *     by the table's layout ({@code use-table-distribution-and-ordering}, then {@code
+ *     spark.floe.write.use-table-distribution-and-ordering}; the official runtime's write option,
+ *     default true). False asks Spark for neither: rows are written in the tasks and the order
+ *     they come in, by writers that accept any order
  */
 public record WriteOptions(
     String commitId,
@@ -88,7 +93,8 @@ public record WriteOptions(
     Map<String, String> fileWriteProperties,
     boolean pathBased,
     boolean mergeSchema,
-    int fanoutMaxOpenFiles)
+    int fanoutMaxOpenFiles,
+    boolean useTableDistributionAndOrdering)
     implements Serializable {
 
   public static final String COMMIT_ID = "commit-id";
@@ -98,6 +104,9 @@ public record WriteOptions(
   public static final String DISTRIBUTION_MODE = "distribution-mode";
   public static final String ADVISORY_PARTITION_SIZE = "advisory-partition-size";
   public static final String OUTPUT_SPEC_ID = "output-spec-id";
+  /** The official runtime's write option that turns off the table's distribution and ordering. */
+  public static final String USE_TABLE_DISTRIBUTION_AND_ORDERING =
+      "use-table-distribution-and-ordering";
   public static final String CHECK_NULLABILITY = "check-nullability";
   public static final String CHECK_ORDERING = "check-ordering";
   public static final String ISOLATION_LEVEL = "isolation-level";
@@ -156,6 +165,7 @@ public record WriteOptions(
           FANOUT_MAX_OPEN_FILES,
           VariantShreddingOptions.SHRED_VARIANTS,
           VariantShreddingOptions.VARIANT_INFERENCE_BUFFER_SIZE,
+          USE_TABLE_DISTRIBUTION_AND_ORDERING,
           MERGE_SCHEMA_CAMEL.toLowerCase(java.util.Locale.ROOT),
           "path",
           "paths",
@@ -186,6 +196,32 @@ public record WriteOptions(
       throw new IllegalArgumentException(
           "Cannot write: " + FANOUT_MAX_OPEN_FILES + " must be positive, not " + fanoutMaxOpenFiles);
     }
+  }
+
+  /** Options that use the table's distribution and ordering (the default). */
+  public WriteOptions(
+      String commitId,
+      long targetFileSizeBytes,
+      Boolean fanout,
+      String branch,
+      DistributionMode distributionMode,
+      long advisoryPartitionSizeBytes,
+      Integer outputSpecId,
+      String wapId,
+      Map<String, String> snapshotProperties,
+      boolean checkNullability,
+      boolean checkOrdering,
+      IsolationLevel isolationLevel,
+      Long validateFromSnapshotId,
+      Map<String, String> fileWriteProperties,
+      boolean pathBased,
+      boolean mergeSchema,
+      int fanoutMaxOpenFiles) {
+    this(
+        commitId, targetFileSizeBytes, fanout, branch, distributionMode, advisoryPartitionSizeBytes,
+        outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
+        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles,
+        true);
   }
 
   /** Options without an open-file bound of their own: the default bound. */
@@ -278,6 +314,8 @@ public record WriteOptions(
     String distribution = resolver.string(DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE);
     String advisory = resolver.string(ADVISORY_PARTITION_SIZE, ADVISORY_PARTITION_SIZE_PROPERTY);
     String fanout = resolver.string(FANOUT_ENABLED, FANOUT_PROPERTY);
+    // the official runtime reads only the write option; Floe's session conf comes after it
+    String useTable = resolver.string(USE_TABLE_DISTRIBUTION_AND_ORDERING, null);
     int maxOpenFiles =
         resolver.intValue(
             FANOUT_MAX_OPEN_FILES,
@@ -307,7 +345,10 @@ public record WriteOptions(
         fileWriteProperties(tableName, resolver, session, tableProperties),
         resolver.given("path") || resolver.given("paths"),
         mergeSchema(resolver, tableName, session),
-        maxOpenFiles);
+        maxOpenFiles,
+        useTable == null
+            || OptionValues.parseBoolean(
+                "Cannot write to " + tableName, USE_TABLE_DISTRIBUTION_AND_ORDERING, useTable));
   }
 
   /**
@@ -325,7 +366,8 @@ public record WriteOptions(
         commitId, targetFileSizeBytes, fanout, selected, distributionMode,
         advisoryPartitionSizeBytes, outputSpecId, wapId, snapshotProperties,
         checkNullability, checkOrdering, isolationLevel, validateFromSnapshotId,
-        fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
+        fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles,
+        useTableDistributionAndOrdering);
   }
 
   /** These options with another distribution mode (null for the table's default). */
@@ -333,7 +375,8 @@ public record WriteOptions(
     return new WriteOptions(
         commitId, targetFileSizeBytes, fanout, branch, mode, advisoryPartitionSizeBytes,
         outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
-        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles);
+        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles,
+        useTableDistributionAndOrdering);
   }
 
   /**

@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How often a copy-on-write DELETE or UPDATE plans the table's manifests, as the table's metrics
- * reporter sees it (one scan report per planning pass): once for the operation's scan, planned
- * with the condition, and once for the regular scan of Spark's group filter, which finds the files
- * holding a matching row. Neither pass reads the manifests the condition rules out; the rows left
- * are Spark's answer over a view of the same rows.
+ * reporter sees it (one scan report per planning pass): once, for the operation's scan, planned
+ * with the condition; the regular scan of Spark's group filter, which finds the files holding a
+ * matching row, reads the same snapshot with the same condition and takes that plan instead of
+ * planning again. The pass reads no manifest the condition rules out, the group filter still
+ * narrows the rewrite to the files holding a matching row, and the rows left are Spark's answer
+ * over a view of the same rows.
  */
 class CopyOnWritePlanningTest extends RowLevelTestBase {
 
@@ -46,14 +48,14 @@ class CopyOnWritePlanningTest extends RowLevelTestBase {
   }
 
   @Test
-  void aDeletePlansOnceForItsScanAndOnceForTheGroupFilterReadingOnlyMatchingManifests() {
+  void aDeletePlansOnceForItsScanAndItsGroupFilterReadingOnlyMatchingManifests() {
     createFourManifests();
     long readSnapshot = current().snapshotId();
 
     List<ScanReport> scans = scansOf("DELETE FROM " + TABLE + " WHERE p = 1 AND id % 2 = 0");
 
     assertTableIs("SELECT * FROM v WHERE NOT (p = 1 AND id % 2 = 0)");
-    assertThat(scans).hasSize(2);
+    assertThat(scans).hasSize(1);
     assertThat(scans).allSatisfy(scan -> assertThat(scan.snapshotId()).isEqualTo(readSnapshot));
     assertThat(scans)
         .allSatisfy(
@@ -65,7 +67,7 @@ class CopyOnWritePlanningTest extends RowLevelTestBase {
   }
 
   @Test
-  void anUpdatePlansTwiceAndRewritesOnlyTheMatchingFile() {
+  void anUpdatePlansOnceAndRewritesOnlyTheMatchingFile() {
     createFourManifests();
     Table before = icebergTable("db.t");
     int filesBefore = liveDataFiles().size();
@@ -74,12 +76,49 @@ class CopyOnWritePlanningTest extends RowLevelTestBase {
 
     assertTableIs(
         "SELECT id, p, CASE WHEN p = 2 AND id > 7 THEN 'z' ELSE data END FROM v");
-    assertThat(scans).hasSize(2);
+    assertThat(scans).hasSize(1);
     assertThat(scans)
         .allSatisfy(scan -> assertThat(scan.scanMetrics().scannedDataManifests().value()).isEqualTo(1));
     assertThat(current().parentId()).isEqualTo(before.currentSnapshot().snapshotId());
     assertThat(current().summary()).containsEntry("deleted-data-files", "1").containsEntry("added-data-files", "1");
     assertThat(liveDataFiles()).hasSize(filesBefore);
+  }
+
+  @Test
+  void theGroupFilterNarrowsTheRewriteToTheFilesWithAMatchingRow() {
+    // two files in partition 1; only one holds a row the condition matches, which the file
+    // metrics of the shared plan cannot tell apart from the other (id % 2 = 0)
+    createFourManifests();
+    sql("INSERT INTO " + TABLE + " VALUES (13, 1, 'm'), (15, 1, 'o')");
+    view("v", TABLE);
+
+    List<ScanReport> scans = scansOf("DELETE FROM " + TABLE + " WHERE p = 1 AND id % 2 = 0");
+
+    assertTableIs("SELECT * FROM v WHERE NOT (p = 1 AND id % 2 = 0)");
+    assertThat(scans).hasSize(1);
+    assertThat(scans.get(0).scanMetrics().resultDataFiles().value()).isEqualTo(2);
+    // the file of 13 and 15 stays: only the file holding 4 and 6 is rewritten
+    assertThat(current().summary())
+        .containsEntry("deleted-data-files", "1")
+        .containsEntry("added-data-files", "1");
+  }
+
+  @Test
+  void withoutTheGroupFilterTheOperationStillPlansOnceAndRewritesEveryCandidateFile() {
+    createFourManifests();
+    sql("INSERT INTO " + TABLE + " VALUES (13, 1, 'm'), (15, 1, 'o')");
+    view("v", TABLE);
+    spark.conf().set("spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled", "false");
+    List<ScanReport> scans;
+    try {
+      scans = scansOf("DELETE FROM " + TABLE + " WHERE p = 1 AND id % 2 = 0");
+    } finally {
+      spark.conf().unset("spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled");
+    }
+
+    assertTableIs("SELECT * FROM v WHERE NOT (p = 1 AND id % 2 = 0)");
+    assertThat(scans).hasSize(1);
+    assertThat(current().summary()).containsEntry("deleted-data-files", "2");
   }
 
   @Test

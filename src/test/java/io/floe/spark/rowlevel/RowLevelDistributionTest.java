@@ -53,6 +53,8 @@ class RowLevelDistributionTest extends RowLevelTestBase {
     spark.listenerManager().unregister(capture);
     spark.conf().unset("spark.sql.iceberg.distribution-mode");
     spark.conf().unset("spark.floe.write.distribution-mode");
+    spark.conf().unset("spark.floe.write.use-table-distribution-and-ordering");
+    spark.conf().unset("spark.sql.iceberg.advisory-partition-size");
   }
 
   /** Three inserts, each writing one file to partitions 0 and 1: six files of two rows. */
@@ -88,7 +90,8 @@ class RowLevelDistributionTest extends RowLevelTestBase {
 
     sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
 
-    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of("p ASC NULLS FIRST")));
+    // no sort order: the fanout writer, and no sort by partition (the official runtime's choice)
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of()));
     assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
     assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
   }
@@ -99,7 +102,7 @@ class RowLevelDistributionTest extends RowLevelTestBase {
 
     sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
 
-    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of("p ASC NULLS FIRST")));
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
     assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
     // four of the six files hold a deleted row; each is read and rewritten by its own task
     assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 2, "p=1", 2));
@@ -112,7 +115,7 @@ class RowLevelDistributionTest extends RowLevelTestBase {
     sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 3 = 0");
 
     assertThat(capture.requirements())
-        .isEqualTo(new Requirements("range[p ASC NULLS FIRST]", List.of("p ASC NULLS FIRST")));
+        .isEqualTo(new Requirements("range[p ASC NULLS FIRST]", List.of()));
     assertTableIs("SELECT id, p, CASE WHEN id % 3 = 0 THEN 'z' ELSE data END FROM v");
     assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
   }
@@ -177,7 +180,7 @@ class RowLevelDistributionTest extends RowLevelTestBase {
 
     sql(merge);
 
-    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of("p ASC NULLS FIRST")));
+    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[p]", List.of()));
     assertTableIs(expected);
 
     sql("DROP TABLE " + TABLE);
@@ -242,6 +245,113 @@ class RowLevelDistributionTest extends RowLevelTestBase {
     assertTableIs("SELECT * FROM v");
   }
 
+  @Test
+  void aSortedPartitionedTableIsStillSortedByPartitionAndOrderAndItsFilesRecordTheOrder() {
+    createPartitioned("");
+    Table table = icebergTable("db.t");
+    table.replaceSortOrder().asc("id").commit();
+    int orderId = icebergTable("db.t").sortOrder().orderId();
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("hash[p]", List.of("p ASC NULLS FIRST", "id ASC NULLS FIRST")));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
+    Table after = icebergTable("db.t");
+    assertThat(after.currentSnapshot().addedDataFiles(after.io()))
+        .allSatisfy(file -> assertThat(file.sortOrderId()).isEqualTo(orderId));
+  }
+
+  @Test
+  void withoutTheTablesDistributionAndOrderingSparkIsAskedForNothing() {
+    createPartitioned(
+        "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read'");
+    icebergTable("db.t").replaceSortOrder().asc("id").commit();
+    spark.conf().set("spark.floe.write.use-table-distribution-and-ordering", "false");
+
+    // copy-on-write DELETE: each task rewrites the file it read, in the order it read it
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 2, "p=1", 2));
+    Table afterDelete = icebergTable("db.t");
+    // nothing sorted the rows, so no file claims the table's order
+    assertThat(afterDelete.currentSnapshot().addedDataFiles(afterDelete.io()))
+        .allSatisfy(file -> assertThat(file.sortOrderId()).isIn(null, 0));
+
+    // merge-on-read UPDATE: deletes and new rows in any order
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 4 = 1");
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
+
+    assertTableIs(
+        "SELECT id, p, CASE WHEN id % 4 = 1 THEN 'z' ELSE data END FROM v WHERE NOT (id % 3 = 0)");
+  }
+
+  @Test
+  void theUseTableDistributionAndOrderingValueMustBeABoolean() {
+    createPartitioned("");
+    spark.conf().set("spark.floe.write.use-table-distribution-and-ordering", "maybe");
+
+    assertThatThrownBy(() -> sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0"))
+        .hasMessageContaining("use-table-distribution-and-ordering");
+    assertTableIs("SELECT * FROM v");
+  }
+
+  @Test
+  void advisoryPartitionSizesAreTheOfficialRuntimesForDataAndForMergeOnReadDeletes() {
+    createPartitioned("'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read'");
+    // an LZ4 shuffle (Spark's default) holds a third of a zstd Parquet file's rows per byte
+    long data = 3 * 128L * 1024 * 1024;
+    long deletes = 3 * 32L * 1024 * 1024;
+
+    sql("DELETE FROM " + TABLE + " WHERE id = 1");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(deletes);
+
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id = 2");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(data);
+
+    sql("ALTER TABLE " + TABLE + " SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')");
+    sql("DELETE FROM " + TABLE + " WHERE id = 3");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(data);
+
+    // the table property, then the session conf over it
+    sql("ALTER TABLE " + TABLE + " SET TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='1000000')");
+    sql("DELETE FROM " + TABLE + " WHERE id = 4");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(1_000_000L);
+    spark.conf().set("spark.sql.iceberg.advisory-partition-size", "2000000");
+    sql("DELETE FROM " + TABLE + " WHERE id = 5");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(2_000_000L);
+
+    assertTableIs("SELECT id, p, CASE WHEN id = 2 THEN 'z' ELSE data END FROM v WHERE id NOT IN (1, 3, 4, 5)");
+  }
+
+  @Test
+  void aFormatThreeMergeOnReadDeleteAsksForItsVectorsSizeButNotLessThanSparks() {
+    createInOneTaskEach(
+        "PARTITIONED BY (p) TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read', "
+            + ONE_TASK_PER_FILE + ")");
+
+    // deletion vectors do not compress: 32 MB, unless Spark's own size is larger (64 MB by default)
+    sql("DELETE FROM " + TABLE + " WHERE id = 1");
+    capture.requirements();
+    assertThat(capture.advisory()).isEqualTo(64L << 20);
+
+    spark.conf().set("spark.sql.adaptive.advisoryPartitionSizeInBytes", String.valueOf(16L << 20));
+    try {
+      sql("DELETE FROM " + TABLE + " WHERE id = 2");
+      capture.requirements();
+      assertThat(capture.advisory()).isEqualTo(32L << 20);
+    } finally {
+      spark.conf().unset("spark.sql.adaptive.advisoryPartitionSizeInBytes");
+    }
+    assertTableIs("SELECT * FROM v WHERE id NOT IN (1, 2)");
+  }
+
   private static Map<Integer, String> fileOfEachId() {
     Map<Integer, String> files = new HashMap<>();
     for (Row row : sql("SELECT id, _file FROM " + TABLE)) {
@@ -268,6 +378,8 @@ class RowLevelDistributionTest extends RowLevelTestBase {
   /** Keeps the requirements of the last row-level write that ran. */
   private static final class PlanCapture implements QueryExecutionListener {
     private volatile Requirements last;
+    private volatile Long lastAdvisory;
+    private Long advisoryOfLast;
 
     Requirements requirements() {
       try {
@@ -276,21 +388,50 @@ class RowLevelDistributionTest extends RowLevelTestBase {
         throw new IllegalStateException("Spark's listeners did not catch up", e);
       }
       Requirements captured = last;
+      advisoryOfLast = lastAdvisory;
       last = null;
       assertThat(captured).as("the requirements of the last row-level write").isNotNull();
       return captured;
+    }
+
+    /** The advisory partition size of the write {@link #requirements()} returned, or null. */
+    Long advisory() {
+      return advisoryOfLast;
     }
 
     @Override
     public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
       LogicalPlan write = find(qe.optimizedPlan());
       if (write != null) {
-        last = of(write instanceof ReplaceData replace ? replace.query() : ((WriteDelta) write).query());
+        LogicalPlan query =
+            write instanceof ReplaceData replace ? replace.query() : ((WriteDelta) write).query();
+        lastAdvisory = advisoryOf(query);
+        last = of(query);
       }
     }
 
     @Override
     public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
+
+    /** The shuffle partition size the write asked Spark for, or null. */
+    private static Long advisoryOf(LogicalPlan plan) {
+      scala.Option<Object> size = null;
+      if (plan instanceof RebalancePartitions rebalance) {
+        size = rebalance.optAdvisoryPartitionSize();
+      } else if (plan instanceof RepartitionByExpression repartition) {
+        size = repartition.optAdvisoryPartitionSize();
+      }
+      if (size != null) {
+        return size.isDefined() ? (Long) size.get() : null;
+      }
+      for (LogicalPlan child : CollectionConverters.asJava(plan.children())) {
+        Long found = advisoryOf(child);
+        if (found != null) {
+          return found;
+        }
+      }
+      return null;
+    }
 
     private static LogicalPlan find(LogicalPlan plan) {
       if (plan instanceof ReplaceData || plan instanceof WriteDelta) {

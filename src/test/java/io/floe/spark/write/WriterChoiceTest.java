@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The writer a write gets by what its distribution guarantees: an INSERT into a partitioned table
  * without a sort order, hash-distributed by its partitions (the default), runs without a sort and
- * writes with the fanout writer; a sort order, range or none distribution, {@code
- * fanout-enabled=false} and copy-on-write row-level operations keep Spark's sort. The fanout
- * writer's open-file bound keeps every row and one file per partition per task.
+ * writes with the fanout writer; a sort order, range or none distribution and {@code
+ * fanout-enabled=false} keep Spark's sort. Copy-on-write row-level operations on a table without
+ * a sort order run without a sort, as in the official runtime, and keep one file per partition per
+ * task. {@code use-table-distribution-and-ordering=false} asks Spark for neither shuffle nor sort.
+ * The fanout writer's open-file bound keeps every row and one file per partition per task.
  */
 class WriterChoiceTest extends SparkTestBase {
 
@@ -124,19 +126,63 @@ class WriterChoiceTest extends SparkTestBase {
   }
 
   @Test
-  void copyOnWriteUpdateAndMergeStillSort() {
+  void copyOnWriteUpdateAndMergeOfAnUnsortedTableRunWithoutSort() {
     sql("CREATE TABLE floe.db.t (id BIGINT, ts TIMESTAMP, kind STRING) USING iceberg "
         + "PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version' = '2')");
     sql("INSERT INTO floe.db.t SELECT * FROM src");
 
-    assertThat(writePlan("UPDATE floe.db.t SET kind = 'z' WHERE id % 10 = 0")).contains("SortExec");
+    assertThat(writePlan("UPDATE floe.db.t SET kind = 'z' WHERE id % 10 = 0"))
+        .contains("ShuffleExchangeExec")
+        .doesNotContain("SortExec");
+    Table updated = WrittenFiles.table(spark, "db.t");
+    assertThat(WrittenFiles.filesPerPartitionAndTask(updated, WrittenFiles.added(updated)).values())
+        .containsOnly(1);
     assertThat(writePlan("MERGE INTO floe.db.t t USING (SELECT id, ts, 'm' AS kind FROM src WHERE id % 7 = 0) s "
-        + "ON t.id = s.id WHEN MATCHED THEN UPDATE SET kind = s.kind")).contains("SortExec");
+        + "ON t.id = s.id WHEN MATCHED THEN UPDATE SET kind = s.kind"))
+        .doesNotContain("SortExec");
+    Table merged = WrittenFiles.table(spark, "db.t");
+    assertThat(WrittenFiles.filesPerPartitionAndTask(merged, WrittenFiles.added(merged)).values())
+        .containsOnly(1);
 
     Dataset<Row> expected =
         spark.sql("SELECT id, ts, CASE WHEN id % 7 = 0 THEN 'm' WHEN id % 10 = 0 THEN 'z' ELSE kind END AS kind FROM src");
     assertThat(spark.table("floe.db.t").exceptAll(expected).collectAsList()).isEmpty();
     assertThat(expected.exceptAll(spark.table("floe.db.t")).collectAsList()).isEmpty();
+  }
+
+  @Test
+  void copyOnWriteOfASortedTableStillSorts() {
+    sql("CREATE TABLE floe.db.t (id BIGINT, ts TIMESTAMP, kind STRING) USING iceberg "
+        + "PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version' = '2')");
+    WrittenFiles.table(spark, "db.t").replaceSortOrder().asc("id").commit();
+    sql("INSERT INTO floe.db.t SELECT * FROM src");
+
+    assertThat(writePlan("UPDATE floe.db.t SET kind = 'z' WHERE id % 10 = 0")).contains("SortExec");
+
+    Dataset<Row> expected =
+        spark.sql("SELECT id, ts, CASE WHEN id % 10 = 0 THEN 'z' ELSE kind END AS kind FROM src");
+    assertThat(spark.table("floe.db.t").exceptAll(expected).collectAsList()).isEmpty();
+    assertThat(expected.exceptAll(spark.table("floe.db.t")).collectAsList()).isEmpty();
+  }
+
+  @Test
+  void withoutTheTablesDistributionAndOrderingAnInsertNeitherShufflesNorSorts() {
+    sql("CREATE TABLE floe.db.t (id BIGINT, ts TIMESTAMP, kind STRING) USING iceberg "
+        + "PARTITIONED BY (days(ts))");
+    WrittenFiles.table(spark, "db.t").replaceSortOrder().asc("id").commit();
+
+    List<String> nodes =
+        writePlan("INSERT INTO floe.db.t WITH ('use-table-distribution-and-ordering' = 'false') "
+            + "SELECT * FROM src");
+
+    assertThat(nodes).doesNotContain("ShuffleExchangeExec", "SortExec");
+    assertSameRowsAsSource();
+    Table table = WrittenFiles.table(spark, "db.t");
+    List<DataFile> files = WrittenFiles.added(table);
+    // each of the 3 input tasks met all 6 days: one file per day per task, none claiming the order
+    assertThat(files).hasSize(18);
+    assertThat(WrittenFiles.filesPerPartitionAndTask(table, files).values()).containsOnly(1);
+    assertThat(files).allSatisfy(file -> assertThat(file.sortOrderId()).isIn(null, 0));
   }
 
   @Test
