@@ -50,6 +50,44 @@ public final class ColumnarSupport {
     if (task.isDataTask() || task.file().format() != FileFormat.PARQUET) {
       return false;
     }
+    return comparesDecodedColumns(task, tableSchema);
+  }
+
+  /**
+   * Whether an ORC task is read into batches by {@link OrcFileBatches}: an ORC data file whose
+   * equality deletes compare top-level primitive columns, with no variant among the columns read
+   * (ORC stores variants as structs Floe's adapters do not decode) and no column read or compared
+   * that has an initial default (ORC's reader reads a column the file lacks as NULL, not as its
+   * default). Other ORC tasks stay on the row path.
+   */
+  static boolean decodesOrcTask(FileScanTask task, Schema tableSchema, Schema readSchema) {
+    if (task.isDataTask() || task.file().format() != FileFormat.ORC) {
+      return false;
+    }
+    for (Types.NestedField field : readSchema.columns()) {
+      if (!orcDecodes(field)) {
+        return false;
+      }
+    }
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() != FileContent.EQUALITY_DELETES) {
+        continue;
+      }
+      for (int id : delete.equalityFieldIds()) {
+        Types.NestedField field = tableSchema.findField(id);
+        if (field == null || !orcDecodes(field)) {
+          return false;
+        }
+      }
+    }
+    return comparesDecodedColumns(task, tableSchema);
+  }
+
+  private static boolean orcDecodes(Types.NestedField field) {
+    return field.initialDefault() == null && field.type().typeId() != Type.TypeID.VARIANT;
+  }
+
+  private static boolean comparesDecodedColumns(FileScanTask task, Schema tableSchema) {
     for (DeleteFile delete : task.deletes()) {
       if (delete.content() != FileContent.EQUALITY_DELETES) {
         continue;
