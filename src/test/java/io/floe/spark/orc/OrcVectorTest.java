@@ -133,6 +133,7 @@ class OrcVectorTest {
     assertThat(second.isNullAt(1)).isTrue();
 
     BytesColumnVector keys = new BytesColumnVector(2);
+    keys.initBuffer();
     keys.setVal(0, "a".getBytes(StandardCharsets.UTF_8));
     keys.setVal(1, "b".getBytes(StandardCharsets.UTF_8));
     DoubleColumnVector values = new DoubleColumnVector(2);
