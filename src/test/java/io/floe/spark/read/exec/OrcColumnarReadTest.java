@@ -246,6 +246,33 @@ class OrcColumnarReadTest extends SparkTestBase {
   }
 
   @Test
+  void stripesSplitIntoTasksKeepTheirFilePositionsAndDeletes() {
+    sql(
+        "CREATE TABLE floe.orcv.stripes (id BIGINT, s STRING) USING iceberg TBLPROPERTIES ("
+            + " 'format-version' = '2', 'write.format.default' = 'orc',"
+            + " 'write.orc.stripe-size-bytes' = '65536', 'write.distribution-mode' = 'none',"
+            + " 'write.delete.mode' = 'merge-on-read', 'read.split.target-size' = '65536')");
+    String written = "SELECT id, concat('row-', id, '-', sha2(CAST(id AS STRING), 256)) AS s"
+        + " FROM range(0, 60000, 1, 1)";
+    spark.sql("INSERT INTO floe.orcv.stripes " + written);
+    assertThat(dataFiles(icebergTable(spark, "orcv.stripes"))).hasSize(1);
+    sql("DELETE FROM floe.orcv.stripes WHERE id %% 1000 = 999");
+    Dataset<Row> df = spark.table("floe.orcv.stripes");
+    long tasks =
+        floeScan(df).readPartitions().stream().mapToLong(partition -> partition.tasks().size()).sum();
+    assertThat(tasks).as("tasks of one ORC file of several stripes").isGreaterThan(1);
+
+    String expected = "SELECT id, s FROM (" + written + ") WHERE id % 1000 <> 999";
+    assertThat(bothPaths("SELECT id, s FROM floe.orcv.stripes"))
+        .isEqualTo(canonicalRows(rows(expected)));
+    // the file holds the rows in id order, so a row's position is its id
+    assertThat(bothPaths("SELECT count(*) FROM floe.orcv.stripes WHERE _pos <> id"))
+        .containsExactly("[0]");
+    assertThat(bothPaths("SELECT id, _pos FROM floe.orcv.stripes WHERE id BETWEEN 30000 AND 30010"))
+        .hasSize(11);
+  }
+
+  @Test
   void schemaEvolutionReadsPromotedAddedAndRenamedColumns() {
     sql(
         "CREATE TABLE floe.orcv.evolve (id BIGINT, n INT, x FLOAT, amount DECIMAL(9,2))"
