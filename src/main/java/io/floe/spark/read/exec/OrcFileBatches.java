@@ -1,21 +1,14 @@
 package io.floe.spark.read.exec;
 
 import io.floe.spark.orc.OrcVector;
-import io.floe.spark.types.IcebergToSpark;
-import io.floe.spark.types.SparkSchemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
@@ -25,9 +18,7 @@ import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.orc.ORC;
 import org.apache.iceberg.orc.OrcBatchReader;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PartitionUtil;
 import org.apache.orc.storage.ql.exec.vector.VectorizedRowBatch;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -78,7 +69,7 @@ final class OrcFileBatches implements TaskBatches {
       CloseableIterable<VectorizedRowBatch> iterable,
       Offsets offsets,
       Schema projection,
-      Layout layout,
+      OrcTaskLayout layout,
       FileScanTask task,
       PositionDeleteIndex positionDeletes,
       Predicate<BatchRow> liveByEquality,
@@ -111,7 +102,7 @@ final class OrcFileBatches implements TaskBatches {
    * @throws IllegalStateException naming the file, when opening it fails otherwise
    */
   static OrcFileBatches open(ReadSettings settings, FileScanTask task) {
-    Layout layout = null;
+    OrcTaskLayout layout = null;
     CloseableIterable<VectorizedRowBatch> iterable = null;
     try {
       Schema readSchema = settings.readSchema();
@@ -123,7 +114,7 @@ final class OrcFileBatches implements TaskBatches {
       Predicate<BatchRow> liveByEquality =
           deletes != null && deletes.hasEqDeletes() ? deletes.eqDeletedRowFilter() : null;
 
-      layout = new Layout(task, readSchema, required, settings.batchSize());
+      layout = new OrcTaskLayout(task, readSchema, required, settings.batchSize());
       Schema projection = new Schema(layout.fileFields);
       Offsets offsets = new Offsets();
       ORC.ReadBuilder builder =
@@ -162,7 +153,7 @@ final class OrcFileBatches implements TaskBatches {
   }
 
   private static void cleanUp(
-      CloseableIterable<?> iterable, Layout layout, RuntimeException failure) {
+      CloseableIterable<?> iterable, OrcTaskLayout layout, RuntimeException failure) {
     if (layout != null) {
       closeAll(layout.constants);
     }
@@ -344,79 +335,6 @@ final class OrcFileBatches implements TaskBatches {
     @Override
     public void setBatchContext(long batchOffsetInFile) {
       this.offset = batchOffsetInFile;
-    }
-  }
-
-  /**
-   * Where each column of the delete filter's required schema comes from: a file column (its index
-   * in the ORC projection), a constant vector, or the row positions.
-   */
-  private static final class Layout {
-    private final List<Types.NestedField> fileFields = new ArrayList<>();
-    private final int[] fileColumn;
-    private final ColumnVector[] constants;
-    private final int[] lineage;
-    private final int outputColumns;
-    private final boolean needsPositions;
-
-    Layout(FileScanTask task, Schema readSchema, Schema required, int batchSize) {
-      List<Types.NestedField> columns = required.columns();
-      this.fileColumn = new int[columns.size()];
-      this.constants = new ColumnVector[columns.size()];
-      this.lineage = new int[columns.size()];
-      this.outputColumns = readSchema.columns().size();
-      Map<Integer, ?> values = constantValues(task, readSchema);
-      InternalRow constantRow = constantRow(required, values);
-      boolean positionsNeeded = false;
-      for (int i = 0; i < columns.size(); i++) {
-        Types.NestedField field = columns.get(i);
-        int id = field.fieldId();
-        fileColumn[i] = -1;
-        if (id == MetadataColumns.ROW_POSITION.fieldId()) {
-          positionsNeeded = true;
-        } else if (id == MetadataColumns.ROW_ID.fieldId()
-            || id == MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId()) {
-          // the values the file stores (rows a rewrite carried over); NULL ones are inherited
-          lineage[i] = id;
-          positionsNeeded |= id == MetadataColumns.ROW_ID.fieldId();
-          fileColumn[i] = fileFields.size();
-          fileFields.add(field.asOptional());
-        } else if (values.containsKey(id)) {
-          constants[i] =
-              ConstantVectors.create(batchSize, SparkSchemas.toSpark(field.type()), constantRow, i);
-        } else {
-          fileColumn[i] = fileFields.size();
-          // optional: a column the file lacks reads NULL rather than failing the projection
-          fileFields.add(field.asOptional());
-        }
-      }
-      this.needsPositions = positionsNeeded;
-    }
-
-    /** Identity-partition and metadata constants of the read schema's columns, by field id. */
-    private static Map<Integer, ?> constantValues(FileScanTask task, Schema readSchema) {
-      Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
-      Types.StructType partitionType =
-          partitionField == null ? null : partitionField.type().asStructType();
-      Map<Integer, ?> all =
-          PartitionUtil.constantsMap(
-              task, partitionType, IdentityPartitionConverters::convertConstant);
-      Map<Integer, Object> constants = new HashMap<>();
-      for (Types.NestedField field : readSchema.columns()) {
-        if (all.containsKey(field.fieldId())) {
-          constants.put(field.fieldId(), all.get(field.fieldId()));
-        }
-      }
-      return constants;
-    }
-
-    private static InternalRow constantRow(Schema required, Map<Integer, ?> constants) {
-      GenericRecord record = GenericRecord.create(required.asStruct());
-      List<Types.NestedField> columns = required.columns();
-      for (int i = 0; i < columns.size(); i++) {
-        record.set(i, constants.get(columns.get(i).fieldId()));
-      }
-      return new IcebergToSpark(required.asStruct()).convert(record);
     }
   }
 }
