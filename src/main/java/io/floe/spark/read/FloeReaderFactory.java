@@ -21,21 +21,35 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * What every executor needs to read any partition of a scan: the FileIO, the schemas the driver
  * planned against, and the reader settings. It only picks a reader and hands it the scan's {@link
  * ReadSettings} and the partition's tasks: columnar when vectorization is enabled and {@link
- * ColumnarSupport} accepts the read schema, else rows, and always rows for the delete-file tasks
- * of a {@code position_deletes} scan. It never plans and never calls a catalog. The choice depends
- * on the schema and the kind of scan only, so every partition of a scan agrees, as Spark requires.
+ * ColumnarSupport} accepts the read schema (for a scan of ORC files only, nested columns too), else
+ * rows, and always rows for the delete-file tasks of a {@code position_deletes} scan. It never
+ * plans and never calls a catalog. The choice depends on the schema, the kind of scan and what the
+ * driver found of all its tasks only, so every partition of a scan agrees, as Spark requires.
  */
 public final class FloeReaderFactory implements PartitionReaderFactory {
   private final ReadSettings settings;
   private final boolean vectorizationEnabled;
+  private final boolean orcOnly;
 
   /**
    * @param settings what every reader of the scan needs
    * @param vectorizationEnabled whether Parquet may be read into columnar batches
    */
   public FloeReaderFactory(ReadSettings settings, boolean vectorizationEnabled) {
+    this(settings, vectorizationEnabled, false);
+  }
+
+  /**
+   * @param settings what every reader of the scan needs
+   * @param vectorizationEnabled whether data files may be read into columnar batches
+   * @param orcOnly whether the driver found every task of the scan to be an ORC data file read
+   *     in ORC's vectors ({@link ColumnarSupport#supportsOrcScan}), which lets nested columns be
+   *     read as columnar batches too
+   */
+  public FloeReaderFactory(ReadSettings settings, boolean vectorizationEnabled, boolean orcOnly) {
     this.settings = Objects.requireNonNull(settings, "settings is null");
     this.vectorizationEnabled = vectorizationEnabled;
+    this.orcOnly = orcOnly;
   }
 
   public ReadSettings settings() {
@@ -55,7 +69,7 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
   @Override
   public boolean supportColumnarReads(InputPartition partition) {
     return vectorizationEnabled
-        && ColumnarSupport.supportsScan(settings.readSchema())
+        && (ColumnarSupport.supportsScan(settings.readSchema()) || orcOnly)
         && !deleteFileTasks(floePartition(partition));
   }
 
@@ -111,16 +125,19 @@ public final class FloeReaderFactory implements PartitionReaderFactory {
       return false;
     }
     FloeReaderFactory that = (FloeReaderFactory) other;
-    return vectorizationEnabled == that.vectorizationEnabled && settings.equals(that.settings);
+    return vectorizationEnabled == that.vectorizationEnabled
+        && orcOnly == that.orcOnly
+        && settings.equals(that.settings);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(settings, vectorizationEnabled);
+    return Objects.hash(settings, vectorizationEnabled, orcOnly);
   }
 
   @Override
   public String toString() {
-    return "FloeReaderFactory{settings=" + settings + ", vectorizationEnabled=" + vectorizationEnabled + "}";
+    return "FloeReaderFactory{settings=" + settings + ", vectorizationEnabled=" + vectorizationEnabled
+        + (orcOnly ? ", orcOnly=true" : "") + "}";
   }
 }

@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.exec.ColumnarSupport;
 import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.read.exec.ReaderMetrics;
 import io.floe.spark.read.plan.DistinctCounts;
@@ -188,7 +189,10 @@ public final class FloeScan
                 options.nameMapping() == null
                     ? null
                     : NameMappingParser.fromJson(options.nameMapping())),
-            options.vectorizationEnabled()));
+            options.vectorizationEnabled(),
+            ColumnarSupport.supportsOrcScan(
+                readSchema, tableSchema,
+                filtered.stream().flatMap(partition -> partition.tasks().stream()).toList())));
   }
 
   /**

@@ -42,26 +42,39 @@ public final class SparkOrcSources {
 
   /** Runs {@link #main} in a child JVM with Spark's ORC on its classpath and waits for it. */
   static void write(Path folder) throws IOException, InterruptedException {
+    runWithSparkOrc(
+        SparkOrcSources.class, List.of(folder.toString()),
+        folder.resolveSibling(folder.getFileName() + ".log"));
+  }
+
+  /**
+   * Runs {@code main} with {@code arguments} in a child JVM of 768 MiB whose classpath is the test
+   * classpath with Spark's ORC instead of Iceberg's nohive ORC, its output to {@code log}, and waits
+   * for it (five minutes at most).
+   *
+   * @throws IllegalStateException if it does not finish in time or exits with another code than 0
+   */
+  public static void runWithSparkOrc(Class<?> main, List<String> arguments, Path log)
+      throws IOException, InterruptedException {
     List<String> command = ChildJvm.javaWithTestFlags();
     command.add("-Xmx768m");
     // Spark's ORC writer spells TIMESTAMP in the JVM's time zone, and names it in the file
     command.add("-Duser.timezone=" + TIME_ZONE);
     command.add("-cp");
     command.add(sparkOrcClasspath());
-    command.add(SparkOrcSources.class.getName());
-    command.add(folder.toString());
-    Path log = folder.resolveSibling(folder.getFileName() + ".log");
+    command.add(main.getName());
+    command.addAll(arguments);
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     Process process = builder.start();
     if (!process.waitFor(5, TimeUnit.MINUTES)) {
       process.destroyForcibly();
-      throw new IllegalStateException("The Spark ORC writer did not finish; see " + log);
+      throw new IllegalStateException(main.getSimpleName() + " did not finish; see " + log);
     }
     if (process.exitValue() != 0) {
       throw new IllegalStateException(
-          "The Spark ORC writer failed (" + process.exitValue() + "): " + Files.readString(log));
+          main.getSimpleName() + " failed (" + process.exitValue() + "): " + Files.readString(log));
     }
   }
 

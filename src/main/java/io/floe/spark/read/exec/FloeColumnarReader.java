@@ -16,8 +16,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * Reads the Parquet tasks of one input partition, in order, as Spark {@link ColumnarBatch}es of at
  * most the scan's batch size, opening up to {@code prefetch-files} tasks ahead of the one being
- * decoded. Parquet data files are decoded column by column by {@link ParquetFileBatches}; other
- * tasks (see {@link ColumnarSupport}) are read as rows and copied into batches. The files share one
+ * decoded. Parquet data files are decoded column by column by {@link ParquetFileBatches}, ORC data
+ * files are handed over in ORC's own vectors by {@link OrcFileBatches}; other tasks (see {@link
+ * ColumnarSupport}) are read as rows and copied into batches. The files share one
  * {@link ReadBuffers}. Residual filters are left to Spark.
  */
 public final class FloeColumnarReader implements PartitionReader<ColumnarBatch> {
@@ -40,11 +41,17 @@ public final class FloeColumnarReader implements PartitionReader<ColumnarBatch> 
         new TaskPrefetcher<>(
             tasks,
             settings.prefetchFiles(),
-            task ->
-                ColumnarSupport.decodesTask(task, settings.tableSchema())
-                    ? ParquetFileBatches.open(settings, task, conf, mapping, buffers)
-                    : new RowTaskBatches(
-                        RowTask.open(settings, task, converter), sparkSchema, settings.batchSize()));
+            task -> {
+              if (ColumnarSupport.decodesTask(task, settings.tableSchema())) {
+                return ParquetFileBatches.open(settings, task, conf, mapping, buffers);
+              }
+              if (ColumnarSupport.decodesOrcTask(
+                  task, settings.tableSchema(), settings.readSchema())) {
+                return OrcFileBatches.open(settings, task);
+              }
+              return new RowTaskBatches(
+                  RowTask.open(settings, task, converter), sparkSchema, settings.batchSize());
+            });
   }
 
   @Override

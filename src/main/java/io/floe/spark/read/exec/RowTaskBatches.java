@@ -23,8 +23,9 @@ import org.apache.spark.unsafe.types.VariantVal;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * A task of a columnar scan that columnar decoding cannot serve (an ORC or Avro file, a data task,
- * or equality deletes on a column type the batch path does not compare): its rows, read by a {@link
+ * A task of a columnar scan that columnar decoding cannot serve (an Avro file, an ORC file {@link
+ * ColumnarSupport#decodesOrcTask} turns down, a data task, or equality deletes on a column type the
+ * batch path does not compare): its rows, read by a {@link
  * RowTask}, copied into batches of at most the scan's batch size. Only primitive columns and
  * structs of them (the {@code _partition} column) are copied, which is all a columnar scan projects.
  */
