@@ -191,8 +191,10 @@ public final class FloeScan
                     : NameMappingParser.fromJson(options.nameMapping())),
             options.vectorizationEnabled(),
             ColumnarSupport.supportsOrcScan(
-                readSchema, tableSchema,
-                filtered.stream().flatMap(partition -> partition.tasks().stream()).toList())));
+                    readSchema, tableSchema,
+                    filtered.stream().flatMap(partition -> partition.tasks().stream()).toList())
+                && !ColumnarSupport.mayHoldSparkOrcTimestamps(
+                    tableSchema, options.nameMapping() != null)));
   }
 
   /**

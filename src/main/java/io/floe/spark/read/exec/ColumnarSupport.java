@@ -9,6 +9,7 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -79,6 +80,20 @@ public final class ColumnarSupport {
       any = true;
     }
     return any;
+  }
+
+  /**
+   * Whether tasks of this table may hold timestamp columns that Spark's own ORC writer wrote (files
+   * imported by {@code snapshot}, {@code migrate} or {@code add_files}, which the table's name
+   * mapping maps): those tasks are read as rows and copied into batches ({@link
+   * OrcSparkTimestamps}), which hold only primitives and structs, so such a scan must not read
+   * lists and maps as ORC batches ({@link #supportsOrcScan}). Decided from metadata alone: the
+   * driver reads no file footer for it.
+   */
+  public static boolean mayHoldSparkOrcTimestamps(Schema tableSchema, boolean hasNameMapping) {
+    return hasNameMapping
+        && TypeUtil.indexById(tableSchema.asStruct()).values().stream()
+            .anyMatch(field -> field.type().typeId() == Type.TypeID.TIMESTAMP);
   }
 
   private static boolean decodesNested(Type type) {

@@ -45,8 +45,10 @@ public final class FloeColumnarReader implements PartitionReader<ColumnarBatch> 
               if (ColumnarSupport.decodesTask(task, settings.tableSchema())) {
                 return ParquetFileBatches.open(settings, task, conf, mapping, buffers);
               }
+              // Spark's own ORC timestamps (imported files) are only read right on the row path
               if (ColumnarSupport.decodesOrcTask(
-                  task, settings.tableSchema(), settings.readSchema())) {
+                      task, settings.tableSchema(), settings.readSchema())
+                  && !OrcSparkTimestamps.presentIn(settings, task)) {
                 return OrcFileBatches.open(settings, task);
               }
               return new RowTaskBatches(

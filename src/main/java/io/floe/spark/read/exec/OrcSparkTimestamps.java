@@ -18,6 +18,9 @@ import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Binder;
@@ -87,6 +90,30 @@ final class OrcSparkTimestamps {
     zoned.forEach(id -> readAs.put(id, Types.TimestampType.withoutZone()));
     local.forEach(id -> readAs.put(id, Types.LongType.get()));
     this.projection = new Schema(retype(type, readAs).asStructType().fields());
+  }
+
+  /**
+   * Whether an ORC task holds a Spark-written timestamp column its read touches (the read schema,
+   * the columns of its equality deletes, or its residual filter), so that it must be read through
+   * {@link #of} on the row path: ORC's batch reader would refuse or misread those columns. The
+   * file's footer is read only when the read touches a timestamp column.
+   */
+  static boolean presentIn(ReadSettings settings, FileScanTask task) {
+    Schema touched = settings.readSchema();
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        touched = settings.tableSchema();
+        break;
+      }
+    }
+    return of(
+            settings.io().newInputFile(task.file()),
+            settings.tableSchema(),
+            touched,
+            task.residual(),
+            settings.nameMapping(),
+            settings.caseSensitive())
+        .isPresent();
   }
 
   /**
