@@ -187,6 +187,7 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
         DistributionMode.HASH, options.advisoryPartitionSizeBytes(), options.outputSpecId(),
         options.wapId(), options.snapshotProperties(), options.checkNullability(),
         options.checkOrdering(), options.isolationLevel(), options.validateFromSnapshotId(),
-        options.fileWriteProperties(), options.pathBased(), options.mergeSchema());
+        options.fileWriteProperties(), options.pathBased(), options.mergeSchema(),
+        options.fanoutMaxOpenFiles(), true);
   }
 }

@@ -198,57 +198,6 @@ public record WriteOptions(
     }
   }
 
-  /** Options that use the table's distribution and ordering (the default). */
-  public WriteOptions(
-      String commitId,
-      long targetFileSizeBytes,
-      Boolean fanout,
-      String branch,
-      DistributionMode distributionMode,
-      long advisoryPartitionSizeBytes,
-      Integer outputSpecId,
-      String wapId,
-      Map<String, String> snapshotProperties,
-      boolean checkNullability,
-      boolean checkOrdering,
-      IsolationLevel isolationLevel,
-      Long validateFromSnapshotId,
-      Map<String, String> fileWriteProperties,
-      boolean pathBased,
-      boolean mergeSchema,
-      int fanoutMaxOpenFiles) {
-    this(
-        commitId, targetFileSizeBytes, fanout, branch, distributionMode, advisoryPartitionSizeBytes,
-        outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
-        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema, fanoutMaxOpenFiles,
-        true);
-  }
-
-  /** Options without an open-file bound of their own: the default bound. */
-  public WriteOptions(
-      String commitId,
-      long targetFileSizeBytes,
-      Boolean fanout,
-      String branch,
-      DistributionMode distributionMode,
-      long advisoryPartitionSizeBytes,
-      Integer outputSpecId,
-      String wapId,
-      Map<String, String> snapshotProperties,
-      boolean checkNullability,
-      boolean checkOrdering,
-      IsolationLevel isolationLevel,
-      Long validateFromSnapshotId,
-      Map<String, String> fileWriteProperties,
-      boolean pathBased,
-      boolean mergeSchema) {
-    this(
-        commitId, targetFileSizeBytes, fanout, branch, distributionMode, advisoryPartitionSizeBytes,
-        outputSpecId, wapId, snapshotProperties, checkNullability, checkOrdering, isolationLevel,
-        validateFromSnapshotId, fileWriteProperties, pathBased, mergeSchema,
-        DataWriterSettings.DEFAULT_MAX_OPEN_FILES);
-  }
-
   /** Whether the fanout writer was asked for ({@code fanout-enabled=true}). */
   public boolean fanoutEnabled() {
     return Boolean.TRUE.equals(fanout);

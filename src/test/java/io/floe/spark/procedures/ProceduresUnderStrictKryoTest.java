@@ -28,13 +28,7 @@ class ProceduresUnderStrictKryoTest {
   @BeforeAll
   static void startSpark() throws IOException {
     warehouse = Files.createTempDirectory("floe-kryo-procedures");
-    spark =
-        SparkSession.builder()
-            .config(
-                Travel.withHadoopCatalog(
-                    Travel.strictKryoLocalConf("floe-strict-kryo-procedures"), "floe", warehouse.resolve("wh")))
-            .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    spark = Travel.strictKryoFloeSession("floe-strict-kryo-procedures", warehouse.resolve("wh"));
   }
 
   @AfterAll

@@ -130,18 +130,11 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
 
   private static List<Snapshot> snapshots() {
     Table table = table();
-    List<Snapshot> snapshots = new ArrayList<>();
-    for (Snapshot s = table.currentSnapshot(); s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      snapshots.add(0, s);
-    }
-    return snapshots;
+    return SnapshotHistory.ancestry(table);
   }
 
   private static String version(Long id) {
-    return id == null
-        ? String.format("(SELECT id, data, cat FROM %s WHERE false)", TABLE)
-        : String.format("(SELECT id, data, cat FROM %s VERSION AS OF %d)", TABLE, id);
+    return SnapshotHistory.asOf(TABLE, "id, data, cat", id);
   }
 
   /** Spark's changes of the snapshots, numbered from 0 (none of them is a compaction). */

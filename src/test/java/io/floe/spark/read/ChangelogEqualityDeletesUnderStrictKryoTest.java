@@ -7,7 +7,6 @@ import static io.floe.spark.read.EqualityDeleteCommits.row;
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
 import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,15 +36,7 @@ class ChangelogEqualityDeletesUnderStrictKryoTest {
   @BeforeAll
   static void startSpark() throws IOException {
     warehouse = Files.createTempDirectory("floe-kryo-changelog");
-    spark =
-        SparkSession.builder()
-            .config(
-                Travel.strictKryoLocalConf("floe-strict-kryo-changelog")
-                    .set("spark.sql.catalog.floe", FloeCatalog.class.getName())
-                    .set("spark.sql.catalog.floe.type", "hadoop")
-                    .set("spark.sql.catalog.floe.warehouse", warehouse.toUri().toString()))
-            .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    spark = Travel.strictKryoFloeSession("floe-strict-kryo-changelog", warehouse);
   }
 
   @AfterAll

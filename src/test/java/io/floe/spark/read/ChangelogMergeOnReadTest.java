@@ -63,21 +63,13 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
         TABLE, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
   }
 
-  /** The table's snapshots, oldest first, following the current snapshot's ancestry. */
   private static List<Snapshot> snapshots() {
     Table table = icebergTable(spark, "clm.t");
-    List<Snapshot> snapshots = new ArrayList<>();
-    for (Snapshot s = table.currentSnapshot(); s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      snapshots.add(0, s);
-    }
-    return snapshots;
+    return SnapshotHistory.ancestry(table);
   }
 
   private static String version(Long id) {
-    return id == null
-        ? String.format("(SELECT id, data, cat FROM %s WHERE false)", TABLE)
-        : String.format("(SELECT id, data, cat FROM %s VERSION AS OF %d)", TABLE, id);
+    return SnapshotHistory.asOf(TABLE, "id, data, cat", id);
   }
 
   /** Spark's changes of each snapshot but compactions, which take no ordinal. */

@@ -82,6 +82,19 @@ public final class Travel {
         .set(prefix + ".warehouse", dir.toUri().toString());
   }
 
+  /**
+   * A test session with {@link #strictKryoLocalConf} and one Floe catalog, {@code floe}, over a
+   * hadoop warehouse in {@code dir}; logs at WARN.
+   */
+  public static SparkSession strictKryoFloeSession(String appName, Path dir) {
+    SparkSession spark =
+        SparkSession.builder()
+            .config(withHadoopCatalog(strictKryoLocalConf(appName), "floe", dir))
+            .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+    return spark;
+  }
+
   /** Stops a test's own session (if started) and deletes its warehouse folder. */
   public static void stopAndDelete(SparkSession spark, Path warehouse) throws IOException {
     if (spark != null) {

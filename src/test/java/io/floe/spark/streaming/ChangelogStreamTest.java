@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.SparkTestBase;
+import io.floe.spark.read.SnapshotHistory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,18 +109,11 @@ class ChangelogStreamTest extends SparkTestBase {
   private static List<Snapshot> snapshots() {
     FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
     Table table = catalog.icebergCatalog().loadTable(TableIdentifier.parse("cs.t"));
-    List<Snapshot> snapshots = new ArrayList<>();
-    for (Snapshot s = table.currentSnapshot(); s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      snapshots.add(0, s);
-    }
-    return snapshots;
+    return SnapshotHistory.ancestry(table);
   }
 
   private static String version(Long id) {
-    return id == null
-        ? String.format("(SELECT id, data FROM %s WHERE false)", TABLE)
-        : String.format("(SELECT id, data FROM %s VERSION AS OF %d)", TABLE, id);
+    return SnapshotHistory.asOf(TABLE, "id, data", id);
   }
 
   /** Spark's changes of these snapshots (id, data, type, snapshot), compactions passed over. */

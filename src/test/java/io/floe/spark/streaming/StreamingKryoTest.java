@@ -25,13 +25,7 @@ class StreamingKryoTest {
   @BeforeAll
   static void startSpark() throws IOException {
     warehouse = Files.createTempDirectory("floe-stream-kryo");
-    spark =
-        SparkSession.builder()
-            .config(
-                Travel.withHadoopCatalog(
-                    Travel.strictKryoLocalConf("floe-stream-kryo"), "floe", warehouse.resolve("wh")))
-            .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    spark = Travel.strictKryoFloeSession("floe-stream-kryo", warehouse.resolve("wh"));
   }
 
   @AfterAll

@@ -3,10 +3,7 @@ package io.floe.spark.streaming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.FloeCatalog;
-import io.floe.spark.SparkTestBase;
 import io.floe.spark.commit.FaultInjectingCatalog;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,18 +17,11 @@ import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import scala.Tuple2;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The manifest an append epoch writes on the driver: the snapshot is the one a file append makes
@@ -39,55 +29,16 @@ import scala.jdk.javaapi.CollectionConverters;
  * is left behind by a skipped epoch or a commit that certainly failed; one whose outcome is
  * unknown keeps it. Real SparkSession, MemoryStream input, a hadoop catalog.
  */
-class StreamingSinkManifestTest extends SparkTestBase {
-  private Path checkpoints;
-  private MemoryStream<Tuple2<Long, String>> input;
-  private final List<Tuple2<Long, String>> sent = new ArrayList<>();
-  private long nextId;
+class StreamingSinkManifestTest extends SinkTestBase {
+  @Override
+  List<String> tablesToDrop() {
+    return List.of("floe.m.t");
+  }
 
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.m");
-    spark.conf().set("spark.sql.catalog.faultym", FloeCatalog.class.getName());
-    spark.conf().set("spark.sql.catalog.faultym.catalog-impl", FaultInjectingCatalog.class.getName());
-    spark.conf().set("spark.sql.catalog.faultym.delegate-type", "hadoop");
-    spark.conf().set("spark.sql.catalog.faultym.warehouse", warehouse.toUri().toString());
-  }
-
-  @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-checkpoints");
-    input = MemoryStream.apply(Encoders.tuple(Encoders.LONG(), Encoders.STRING()), spark);
-    sent.clear();
-    nextId = 0;
-  }
-
-  @AfterEach
-  void tearDown() throws IOException {
-    FaultInjectingCatalog.clear();
-    for (StreamingQuery query : spark.streams().active()) {
-      try {
-        query.stop();
-      } catch (TimeoutException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    sql("DROP TABLE IF EXISTS floe.m.t");
-    deleteRecursively(checkpoints);
-  }
-
-  private void send(int rows, int parts) {
-    List<Tuple2<Long, String>> batch = new ArrayList<>();
-    for (int i = 0; i < rows; i++) {
-      long id = nextId++;
-      batch.add(new Tuple2<>(id, "p" + (id % parts)));
-    }
-    sent.addAll(batch);
-    input.addData(CollectionConverters.asScala(batch));
-  }
-
-  private Dataset<Row> sentRows() {
-    return spark.createDataset(sent, Encoders.tuple(Encoders.LONG(), Encoders.STRING())).toDF("id", "data");
+    registerFaultyCatalog("faultym");
   }
 
   private StreamingQuery start(String catalog) throws TimeoutException {

@@ -2,15 +2,12 @@ package io.floe.spark.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.FloeCatalog;
-import io.floe.spark.SparkTestBase;
 import io.floe.spark.commit.FaultInjectingCatalog;
 import io.floe.spark.commit.Committer;
 import io.floe.spark.commit.StreamEpoch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -19,74 +16,28 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import scala.Tuple2;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The stream sink on a real SparkSession: MemoryStream input, real checkpoints in temporary
  * folders, a hadoop catalog. Expected rows are what Spark computes over the same input rows.
  */
-class StreamingSinkTest extends SparkTestBase {
-  private Path checkpoints;
-  private MemoryStream<Tuple2<Long, String>> input;
-  private final List<Tuple2<Long, String>> sent = new ArrayList<>();
-  private long nextId;
+class StreamingSinkTest extends SinkTestBase {
+  @Override
+  List<String> tablesToDrop() {
+    return List.of("floe.s.t", "floe.s.c");
+  }
 
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.s");
     // the same warehouse through a catalog whose commits can be raced
-    spark.conf().set("spark.sql.catalog.faulty", FloeCatalog.class.getName());
-    spark.conf().set("spark.sql.catalog.faulty.catalog-impl", FaultInjectingCatalog.class.getName());
-    spark.conf().set("spark.sql.catalog.faulty.delegate-type", "hadoop");
-    spark.conf().set("spark.sql.catalog.faulty.warehouse", warehouse.toUri().toString());
-  }
-
-  @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-checkpoints");
-    input = MemoryStream.apply(Encoders.tuple(Encoders.LONG(), Encoders.STRING()), spark);
-    sent.clear();
-    nextId = 0;
-  }
-
-  @AfterEach
-  void tearDown() throws IOException {
-    FaultInjectingCatalog.clear();
-    for (StreamingQuery query : spark.streams().active()) {
-      try {
-        query.stop();
-      } catch (TimeoutException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    sql("DROP TABLE IF EXISTS floe.s.t");
-    sql("DROP TABLE IF EXISTS floe.s.c");
-    deleteRecursively(checkpoints);
-  }
-
-  private void send(int rows, int parts) {
-    List<Tuple2<Long, String>> batch = new ArrayList<>();
-    for (int i = 0; i < rows; i++) {
-      long id = nextId++;
-      // parts of the batch interleave, so a batch is never clustered by partition on its own
-      batch.add(new Tuple2<>(id, "p" + (id % parts)));
-    }
-    sent.addAll(batch);
-    input.addData(CollectionConverters.asScala(batch));
-  }
-
-  private Dataset<Row> sentRows() {
-    return spark.createDataset(sent, Encoders.tuple(Encoders.LONG(), Encoders.STRING())).toDF("id", "data");
+    registerFaultyCatalog("faulty");
   }
 
   private Dataset<Row> stream() {
@@ -293,8 +244,8 @@ class StreamingSinkTest extends SparkTestBase {
       // one file per partition and epoch: Floe's distribution clusters each epoch's rows
       assertThat(rows("SELECT partition.data, count(*) FROM floe.s.t.files GROUP BY partition.data"))
           .containsExactly("[p0,2]", "[p1,2]", "[p2,2]", "[p3,1]");
-      tearDown();
-      setUp();
+      stopStreams();
+      startInput();
     }
   }
 

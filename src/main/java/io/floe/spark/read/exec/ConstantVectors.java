@@ -1,5 +1,13 @@
 package io.floe.spark.read.exec;
 
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.execution.vectorized.ColumnVectorUtils;
@@ -41,5 +49,25 @@ final class ConstantVectors {
 
   private static ConstantColumnVector nulls(int numRows, DataType type) {
     return create(numRows, type, new GenericInternalRow(1), 0);
+  }
+
+  /**
+   * The identity-partition and metadata constants of a task, for the read schema's columns, by
+   * field id: what both file formats' batch readers serve as constant vectors.
+   */
+  static Map<Integer, Object> readSchemaConstants(FileScanTask task, Schema readSchema) {
+    Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
+    Types.StructType partitionType =
+        partitionField == null ? null : partitionField.type().asStructType();
+    Map<Integer, ?> all =
+        PartitionUtil.constantsMap(
+            task, partitionType, IdentityPartitionConverters::convertConstant);
+    Map<Integer, Object> constants = new HashMap<>();
+    for (Types.NestedField field : readSchema.columns()) {
+      if (all.containsKey(field.fieldId())) {
+        constants.put(field.fieldId(), all.get(field.fieldId()));
+      }
+    }
+    return constants;
   }
 }

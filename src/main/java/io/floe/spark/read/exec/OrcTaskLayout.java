@@ -3,16 +3,13 @@ package io.floe.spark.read.exec;
 import io.floe.spark.types.IcebergToSpark;
 import io.floe.spark.types.SparkSchemas;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PartitionUtil;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
@@ -36,7 +33,7 @@ final class OrcTaskLayout {
     this.constants = new ColumnVector[columns.size()];
     this.lineage = new int[columns.size()];
     this.outputColumns = readSchema.columns().size();
-    Map<Integer, ?> values = constantValues(task, readSchema);
+    Map<Integer, ?> values = ConstantVectors.readSchemaConstants(task, readSchema);
     InternalRow constantRow = constantRow(required, values);
     boolean positionsNeeded = false;
     for (int i = 0; i < columns.size(); i++) {
@@ -64,22 +61,6 @@ final class OrcTaskLayout {
     this.needsPositions = positionsNeeded;
   }
 
-  /** Identity-partition and metadata constants of the read schema's columns, by field id. */
-  private static Map<Integer, ?> constantValues(FileScanTask task, Schema readSchema) {
-    Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
-    Types.StructType partitionType =
-        partitionField == null ? null : partitionField.type().asStructType();
-    Map<Integer, ?> all =
-        PartitionUtil.constantsMap(
-            task, partitionType, IdentityPartitionConverters::convertConstant);
-    Map<Integer, Object> constants = new HashMap<>();
-    for (Types.NestedField field : readSchema.columns()) {
-      if (all.containsKey(field.fieldId())) {
-        constants.put(field.fieldId(), all.get(field.fieldId()));
-      }
-    }
-    return constants;
-  }
 
   private static InternalRow constantRow(Schema required, Map<Integer, ?> constants) {
     GenericRecord record = GenericRecord.create(required.asStruct());

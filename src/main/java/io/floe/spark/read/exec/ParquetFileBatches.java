@@ -9,7 +9,6 @@ import io.floe.spark.types.SparkSchemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,12 +20,10 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PartitionUtil;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -288,18 +285,7 @@ final class ParquetFileBatches implements TaskBatches {
    */
   private static Map<Integer, Object> constants(
       FileScanTask task, Schema readSchema, Schema required, ParquetMetadata footer) {
-    Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
-    Types.StructType partitionType =
-        partitionField == null ? null : partitionField.type().asStructType();
-    Map<Integer, ?> all =
-        PartitionUtil.constantsMap(
-            task, partitionType, IdentityPartitionConverters::convertConstant);
-    Map<Integer, Object> constants = new HashMap<>();
-    for (Types.NestedField field : readSchema.columns()) {
-      if (all.containsKey(field.fieldId())) {
-        constants.put(field.fieldId(), all.get(field.fieldId()));
-      }
-    }
+    Map<Integer, Object> constants = ConstantVectors.readSchemaConstants(task, readSchema);
     Set<Integer> inFile = new HashSet<>();
     for (org.apache.parquet.schema.Type column : footer.getFileMetaData().getSchema().getFields()) {
       if (column.getId() != null) {
