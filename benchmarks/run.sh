@@ -30,10 +30,11 @@ TYPE_ROWS="${TYPES_ROWS:-$TYPE_ROWS}"
 MAINT_FILES=10000; MAINT_APPENDS=1000
 [[ "$MODE" == quick ]] && MAINT_FILES=400 && MAINT_APPENDS=200
 # the streaming scenario (only when named in BENCH_SCENARIOS): counted epochs of the sink, rows per epoch
-STREAM_EPOCHS=200
-[[ "$MODE" == quick ]] && STREAM_EPOCHS=40
+# (full scale: 1M rows in 20 epochs, the sink's throughput; quick: 40 epochs of 1,000 rows, its latency)
+STREAM_EPOCHS=20; STREAM_ROWS_DEFAULT=50000
+[[ "$MODE" == quick ]] && STREAM_EPOCHS=40 && STREAM_ROWS_DEFAULT=1000
 STREAM_EPOCHS="${STREAM_EPOCHS_OVERRIDE:-$STREAM_EPOCHS}"
-STREAM_ROWS="${STREAM_ROWS:-1000}"
+STREAM_ROWS="${STREAM_ROWS:-$STREAM_ROWS_DEFAULT}"
 read -r -a SCENARIOS <<< "${BENCH_SCENARIOS:-fullscan selective aggregate insert insert-fanout planning delete-cow delete-mor update-cow update-mor merge-cow merge-mor maintenance tpch}"
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
 

@@ -52,11 +52,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * holds.
  */
 final class StreamingScenario {
-  /** Counted epochs: 40 at quick scale, 200 at full scale. */
+  /** Counted epochs: 40 at quick scale, 20 at full scale. */
   static final int EPOCHS = Integer.getInteger("bench.stream.epochs", 40);
   /** Epochs run first and not counted. */
   static final int WARMUP = Integer.getInteger("bench.stream.warmup", 10);
-  /** Rows of each epoch. */
+  /** Rows of each epoch: 1,000 at quick scale, 50,000 at full scale (1M counted rows). */
   static final int ROWS = Integer.getInteger("bench.stream.rows", 1000);
 
   private StreamingScenario() {}
