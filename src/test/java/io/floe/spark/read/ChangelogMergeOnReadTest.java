@@ -82,22 +82,14 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
       }
       String before = version(snapshot.parentId());
       String after = version(snapshot.snapshotId());
-      parts.add(String.format(
-          "SELECT *, 'DELETE', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
-          ordinal, snapshot.snapshotId(), before, after));
-      parts.add(String.format(
-          "SELECT *, 'INSERT', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
-          ordinal, snapshot.snapshotId(), after, before));
+      parts.add(SnapshotHistory.changesSql(snapshot, ordinal, before, after));
       ordinal++;
     }
     return sorted(spark.sql(String.join(" UNION ALL ", parts)).collectAsList());
   }
 
   private static List<String> sorted(List<Row> rows) {
-    List<String> text = new ArrayList<>();
-    rows.forEach(row -> text.add(row.toString()));
-    text.sort(null);
-    return text;
+    return SnapshotHistory.sortedText(rows);
   }
 
   private static List<String> changes(Map<String, String> options) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.spark.sql.Row;
 
 /**
  * What the changelog tests compute their expected rows from: a table's snapshots along the current
@@ -31,5 +32,28 @@ public final class SnapshotHistory {
     return id == null
         ? String.format("(SELECT %s FROM %s WHERE false)", columns, table)
         : String.format("(SELECT %s FROM %s VERSION AS OF %d)", columns, table, id);
+  }
+
+  /**
+   * Spark's changes of one snapshot, as SQL giving rows of the {@code changes} table: what {@code
+   * after} holds beyond {@code before} as INSERT and the reverse as DELETE, with the ordinal and the
+   * snapshot's id.
+   */
+  public static String changesSql(Snapshot snapshot, int ordinal, String before, String after) {
+    return String.format(
+            "SELECT *, 'DELETE', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+            ordinal, snapshot.snapshotId(), before, after)
+        + " UNION ALL "
+        + String.format(
+            "SELECT *, 'INSERT', %d, %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
+            ordinal, snapshot.snapshotId(), after, before);
+  }
+
+  /** The rows as text, sorted: a comparison that ignores row order. */
+  public static List<String> sortedText(List<Row> rows) {
+    List<String> text = new ArrayList<>();
+    rows.forEach(row -> text.add(row.toString()));
+    text.sort(null);
+    return text;
   }
 }
