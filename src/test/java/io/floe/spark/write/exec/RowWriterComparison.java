@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Metrics;
@@ -27,7 +28,7 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.OutputFile;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -49,7 +50,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * writer ({@link RowParquetWriter} under Iceberg's Parquet writer, the path {@link
  * RowFileWriterFactory} takes) and through Spark's own {@link ParquetWriteSupport} under
  * parquet-mr's {@link ParquetWriter}, with Iceberg's field ids in the Parquet schema, the same
- * codec (ZSTD level 3), page, dictionary and row-group sizes. Rows are {@code UnsafeRow}s, as the
+ * codec (ZSTD level 3), page, dictionary and row-group sizes, both through Hadoop's local file
+ * system with one loaded configuration (as a table's HadoopFileIO writes). Rows are {@code UnsafeRow}s, as the
  * writer gets them from a shuffle, generated before any timing.
  *
  * <p>Reports per engine the thread CPU per row of writing (rows plus close, footer included), the
@@ -57,7 +59,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * while writing and builds the metrics from the footer at close; Spark's write support keeps
  * nothing, so its metrics must be derived afterwards, from the footer in memory ({@link
  * ParquetUtil#footerMetrics}) or by reading the file's footer ({@link ParquetUtil#fileMetrics}).
- * Runs alternate between the engines after a warm-up; the report gives medians.
+ * Runs alternate between the engines after a warm-up; the report gives medians. Last, the fixed
+ * cost of a file (open, close, footer): the CPU of many small files less their rows' cost.
  *
  * <p>Run: {@code java <Spark's module flags> -cp <test classpath> io.floe.spark.write.exec.RowWriterComparison
  * [rows=2000000] [rounds=5] [nullPercent=0] [dir=a temporary directory]}. Not a JUnit test;
@@ -97,9 +100,24 @@ public final class RowWriterComparison {
   private static final long EPOCH_2024_MICROS = 1704067200L * 1_000_000L;
   private static final int EPOCH_2024_DAYS = 19723;
 
+  private static final int SMALL_FILES = 200;
+  private static final int SMALL_FILE_ROWS = 1_000;
+
+  /**
+   * One Hadoop configuration, loaded once, that both engines' files are written through, as a
+   * table's HadoopFileIO holds one: Iceberg's Parquet writer copies the configuration of a Hadoop
+   * output file, but parses Hadoop's default resources again for any other output file.
+   */
+  private static final Configuration HADOOP = loaded(new Configuration());
+
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   private RowWriterComparison() {}
+
+  private static Configuration loaded(Configuration conf) {
+    conf.size();
+    return conf;
+  }
 
   private static StructField field(String name, DataType type, int id) {
     Metadata metadata = new MetadataBuilder().putLong("parquet.field.id", id).build();
@@ -155,7 +173,9 @@ public final class RowWriterComparison {
   static Result writeFloe(InternalRow[] rows, File file) throws IOException {
     long start = THREADS.getCurrentThreadCpuTime();
     DataWriter<InternalRow> writer =
-        Parquet.writeData(Files.localOutput(file))
+        Parquet.writeData(
+                org.apache.iceberg.hadoop.HadoopOutputFile.fromPath(
+                    new Path(file.toURI()), HADOOP))
             .schema(SCHEMA)
             .set("write.parquet.compression-codec", "zstd")
             .set("write.parquet.compression-level", String.valueOf(ZSTD_LEVEL))
@@ -184,7 +204,7 @@ public final class RowWriterComparison {
 
   /** Writes the rows through Spark's Parquet write support straight into parquet-mr's writer. */
   static Result writeSpark(InternalRow[] rows, File file) throws IOException {
-    Configuration conf = new Configuration(false);
+    Configuration conf = new Configuration(HADOOP);
     conf.set(ParquetWriteSupport.SPARK_ROW_SCHEMA(), SPARK_SCHEMA.json());
     conf.set(SQLConf.PARQUET_WRITE_LEGACY_FORMAT().key(), "false");
     conf.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE().key(), "TIMESTAMP_MICROS");
@@ -193,7 +213,7 @@ public final class RowWriterComparison {
     conf.set("parquet.compression.codec.zstd.level", String.valueOf(ZSTD_LEVEL));
     long start = THREADS.getCurrentThreadCpuTime();
     ParquetWriter<InternalRow> writer =
-        new SparkRowsBuilder(new LocalOutputFile(file.toPath()))
+        new SparkRowsBuilder(HadoopOutputFile.fromPath(new Path(file.toURI()), conf))
             .withConf(conf)
             .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
             .withCompressionCodec(CompressionCodecName.ZSTD)
@@ -275,6 +295,24 @@ public final class RowWriterComparison {
     }
     report("floe", floe, count);
     report("spark", spark, count);
+    // the fixed cost of a file: many small files, less what their rows cost at the measured rate
+    InternalRow[] small = Arrays.copyOf(rows, Math.min(count, SMALL_FILE_ROWS));
+    long floeFiles = 0;
+    long sparkFiles = 0;
+    for (int i = 0; i < SMALL_FILES; i += 1) {
+      floeFiles += writeFloe(small, new File(dir, "small-floe.parquet")).writeNanos();
+      sparkFiles += writeSpark(small, new File(dir, "small-spark.parquet")).writeNanos();
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "per file (open, close, footer; %d files of %d rows): floe %.2f ms, spark %.2f ms%n",
+        SMALL_FILES,
+        small.length,
+        (floeFiles / (double) SMALL_FILES - median(floe, Result::writeNanos) / count * small.length)
+            / 1e6,
+        (sparkFiles / (double) SMALL_FILES
+                - median(spark, Result::writeNanos) / count * small.length)
+            / 1e6);
     System.out.printf(
         Locale.ROOT,
         "spark/floe write CPU (medians): %.3f; metrics equal: %s%n",
