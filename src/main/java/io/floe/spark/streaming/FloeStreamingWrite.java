@@ -57,8 +57,6 @@ public final class FloeStreamingWrite implements StreamingWrite {
   private final String queryId;
   // epochs whose files the table may reference (committed, or outcome unknown)
   private final Set<Long> keptEpochs = ConcurrentHashMap.newKeySet();
-  // the table the previous epoch committed to; null before the first commit and after a failure
-  private volatile Table live;
 
   /**
    * @param context what the write was planned from; {@link WriteMode#APPEND} or, for complete
@@ -117,18 +115,13 @@ public final class FloeStreamingWrite implements StreamingWrite {
           context.tableName(), epochId, queryId);
       return;
     }
-    Table table;
+    // a failure before the commit leaves the table out of SinkTables: the next epoch loads it again
+    Table table = liveTable();
     ManifestFile manifest = null;
     Map<String, String> properties = new HashMap<>(context.options().snapshotProperties());
-    try {
-      table = liveTable();
-      if (context.mode() == WriteMode.APPEND && EpochManifest.canWrite(table, files)) {
-        manifest = EpochManifest.write(table, files);
-        properties.putAll(EpochManifest.summaryProperties(files));
-      }
-    } catch (RuntimeException e) {
-      live = null;
-      throw e;
+    if (context.mode() == WriteMode.APPEND && EpochManifest.canWrite(table, files)) {
+      manifest = EpochManifest.write(table, files);
+      properties.putAll(EpochManifest.summaryProperties(files));
     }
     properties.putAll(epoch.summaryProperties());
     CommitRequest request =
@@ -151,12 +144,10 @@ public final class FloeStreamingWrite implements StreamingWrite {
           manifest == null ? committer.commit(request) : committer.commitManifest(request, manifest);
     } catch (CommitStateUnknownError | Error e) {
       // the table may reference the manifest and its files: keep them all
-      live = null;
       keptEpochs.add(epochId);
       throw e;
     } catch (RuntimeException e) {
       // certainly not committed: the manifest is this method's to delete, the data files abort's
-      live = null;
       deleteManifest(table, manifest, e);
       throw e;
     }
@@ -169,6 +160,7 @@ public final class FloeStreamingWrite implements StreamingWrite {
     } else {
       keptEpochs.add(epochId);
     }
+    SinkTables.keep(queryId, context.loader(), table);
   }
 
   /** Deletes an uncommitted epoch manifest; a failure to delete is logged (or added to failure). */
@@ -190,8 +182,8 @@ public final class FloeStreamingWrite implements StreamingWrite {
   }
 
   /**
-   * The live table to commit an epoch to: loaded through the catalog for the first epoch, then the
-   * same table refreshed. A refresh reads the catalog's current state just as a load does (the
+   * The live table to commit an epoch to: loaded through the catalog for the query's first epoch
+   * (and after a failed one), then the same table ({@link SinkTables}) refreshed. A refresh reads the catalog's current state just as a load does (the
    * Committer's epoch search and Iceberg's commit attempts see every commit made meanwhile), but
    * re-reads the metadata only when another writer changed it: after this sink's own commit,
    * Iceberg already holds the new state, with the head snapshot's manifest list read, which the
@@ -199,13 +191,11 @@ public final class FloeStreamingWrite implements StreamingWrite {
    * manifest list again, a cost that grows with every epoch's snapshot and manifest.
    */
   private Table liveTable() {
-    Table table = live;
+    Table table = SinkTables.take(queryId, context.loader());
     if (table == null) {
-      table = context.loader().load();
-      live = table;
-    } else {
-      table.refresh();
+      return context.loader().load();
     }
+    table.refresh();
     return table;
   }
 

@@ -68,6 +68,7 @@ public final class FaultInjectingCatalog implements Catalog, SupportsNamespaces,
 
   private static final Map<String, Deque<Fault>> FAULTS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> REFRESH_FAILURES = new ConcurrentHashMap<>();
+  private static final Map<String, AtomicInteger> LOADS = new ConcurrentHashMap<>();
 
   private Object conf;
   private String name;
@@ -90,10 +91,17 @@ public final class FaultInjectingCatalog implements Catalog, SupportsNamespaces,
     };
   }
 
-  /** Drops the faults not used yet. */
+  /** How often a table of the named catalog was loaded since the last {@link #clear}. */
+  public static int loads(String catalogName, String table) {
+    AtomicInteger loads = LOADS.get(key(catalogName, table));
+    return loads == null ? 0 : loads.get();
+  }
+
+  /** Drops the faults not used yet and the load counts. */
   public static void clear() {
     FAULTS.clear();
     REFRESH_FAILURES.clear();
+    LOADS.clear();
   }
 
   private static String key(String catalogName, String table) {
@@ -135,6 +143,7 @@ public final class FaultInjectingCatalog implements Catalog, SupportsNamespaces,
   @Override
   public Table loadTable(TableIdentifier identifier) {
     Table table = delegate.loadTable(identifier);
+    LOADS.computeIfAbsent(key(name, identifier.toString()), k -> new AtomicInteger()).incrementAndGet();
     if (table instanceof BaseTable) {
       TableOperations ops = ((HasTableOperations) table).operations();
       return new BaseTable(new FaultyOperations(key(name, identifier.toString()), ops), table.name());

@@ -58,6 +58,17 @@ public final class OfficialRuntime {
    */
   public static List<String> printedRows(Map<String, String> sparkConf, String... statements)
       throws IOException, InterruptedException {
+    return printedRows(SqlApp.class, sparkConf, statements);
+  }
+
+  /**
+   * Runs {@code main} (a class of the tests that uses Spark's API only) in the official runtime's
+   * JVM with the given Spark settings and arguments; returns every line it prints after {@code
+   * row> }, in the order printed.
+   */
+  public static List<String> printedRows(
+      Class<?> main, Map<String, String> sparkConf, String... arguments)
+      throws IOException, InterruptedException {
     List<String> classpath = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       boolean iceberg = entry.contains(File.separator + "iceberg" + File.separator)
@@ -77,8 +88,8 @@ public final class OfficialRuntime {
     sparkConf.forEach((key, value) -> command.add("-D" + key + "=" + value));
     command.add("-cp");
     command.add(String.join(File.pathSeparator, classpath));
-    command.add(SqlApp.class.getName());
-    command.addAll(List.of(statements));
+    command.add(main.getName());
+    command.addAll(List.of(arguments));
     Path log = Files.createTempFile("official-runtime", ".log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -60,6 +60,35 @@ class StreamingSinkManifestTest extends SinkTestBase {
   }
 
   @Test
+  void laterEpochsCommitToTheRefreshedTableWithoutLoadingItAgain() throws Exception {
+    sql("CREATE TABLE floe.m.t (id BIGINT, data STRING) USING iceberg");
+    StreamingQuery query = start("faultym");
+    send(3, 1);
+    query.processAllAvailable();
+    int loadsAfterFirstEpoch = FaultInjectingCatalog.loads("faultym", "m.t");
+    // another writer commits between epochs: the next epoch's refresh must see it
+    sql("INSERT INTO floe.m.t VALUES (1000, 'other')");
+    send(4, 2);
+    query.processAllAvailable();
+    send(5, 3);
+    query.processAllAvailable();
+    query.stop();
+
+    assertThat(loadsAfterFirstEpoch).isPositive();
+    assertThat(FaultInjectingCatalog.loads("faultym", "m.t"))
+        .as("catalog loads of the sink's table after its first epoch")
+        .isEqualTo(loadsAfterFirstEpoch);
+    assertThat(StreamTables.sortedRows(spark.table("floe.m.t")))
+        .isEqualTo(
+            StreamTables.sortedRows(
+                sentRows().union(spark.sql("SELECT CAST(1000 AS BIGINT) AS id, 'other' AS data"))));
+    List<Snapshot> snapshots = StreamTables.ancestry(table(), null);
+    assertThat(snapshots).hasSize(4);
+    assertThat(snapshots.get(1).summary()).doesNotContainKey("spark.sql.streaming.epochId");
+    assertThat(snapshots.get(3).summary()).containsEntry("spark.sql.streaming.epochId", "2");
+  }
+
+  @Test
   void epochSnapshotHasTheSummaryAndManifestOfAFileAppend() throws Exception {
     sql("CREATE TABLE floe.m.t (id BIGINT, data STRING) USING iceberg PARTITIONED BY (data)");
     StreamingQuery query = start("floe");

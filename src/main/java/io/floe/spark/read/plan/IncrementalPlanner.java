@@ -45,20 +45,37 @@ public final class IncrementalPlanner {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the incremental read of " + table.name(), e);
     }
-    tasks.sort(TaskGrouping.TASK_ORDER);
-    long splitSize =
-        TaskGrouping.splitSize(options, TaskGrouping.totalWeight(tasks, options.openFileCost()));
-    List<FileScanTask> splits = TaskGrouping.split(tasks, splitSize);
-    List<TaskGroup> groups = new ArrayList<>();
-    for (List<FileScanTask> group :
-        TaskGrouping.balance(splits, splitSize, options.openFileCost(), TaskGrouping.TASK_ORDER)) {
-      groups.add(TaskGroup.of(group));
-    }
+    long splitSize = splitSize(tasks, options);
+    List<TaskGroup> groups = groups(tasks, options);
     long millis = (System.nanoTime() - start) / 1_000_000;
     LOG.info(
         "Planned the appends of {} after snapshot {} up to {}: {} file tasks in {} input partitions in {} ms",
-        table.name(), startSnapshotId, endSnapshotId, splits.size(), groups.size(), millis);
+        table.name(), startSnapshotId, endSnapshotId, tasks.size(), groups.size(), millis);
     return new ScanPlanner.Plan(
         List.copyOf(groups), ScanLayout.unordered(splitSize), new DriverMetrics(millis, groups.size(), 0));
+  }
+
+  /**
+   * Packs planned file tasks into task groups as a snapshot scan packs its own: the split size
+   * from the options (or Spark's rule for its file sources: the tasks' weight over the minimum
+   * number of partitions), large files split at row groups, groups balanced by bytes, each group's
+   * tasks in file order. The same tasks and options give the same groups in the same order.
+   */
+  public static List<TaskGroup> groups(List<FileScanTask> tasks, PlanOptions options) {
+    List<FileScanTask> sorted = new ArrayList<>(tasks);
+    sorted.sort(TaskGrouping.TASK_ORDER);
+    long splitSize = splitSize(sorted, options);
+    List<TaskGroup> groups = new ArrayList<>();
+    for (List<FileScanTask> group :
+        TaskGrouping.balance(
+            TaskGrouping.split(sorted, splitSize), splitSize, options.openFileCost(),
+            TaskGrouping.TASK_ORDER)) {
+      groups.add(TaskGroup.of(group));
+    }
+    return groups;
+  }
+
+  private static long splitSize(List<FileScanTask> tasks, PlanOptions options) {
+    return TaskGrouping.splitSize(options, TaskGrouping.totalWeight(tasks, options.openFileCost()));
   }
 }
