@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Table;
@@ -124,7 +125,11 @@ class MergeOnReadFanoutTest extends SparkTestBase {
   /** The sorts of the last delta write's plan that order rows by {@code _pos}. */
   private List<SortExec> positionSorts() {
     // query listeners hear of a statement on Spark's listener bus, after the statement returns
-    spark.sparkContext().listenerBus().waitUntilEmpty();
+    try {
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Spark's listeners did not catch up", e);
+    }
     assertThat(deltaPlans).as("a merge-on-read write ran").isNotEmpty();
     SparkPlan plan = deltaPlans.get(deltaPlans.size() - 1);
     return ScanPlans.nodes(plan, false).stream()
