@@ -37,8 +37,11 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
  *
  * Within each task rows are sorted by {@code _spec_id}, {@code _partition}, {@code _file}, {@code
  * _pos}, then for UPDATE and MERGE by the table's partition transforms and sort order; with the
- * fanout writer on (and, for UPDATE and MERGE, no sort order) no order is asked for, since the
- * delete writers sort positions themselves. Spark may split a large cluster (the distribution is not
+ * fanout writers (and, for UPDATE and MERGE, no sort order) no order is asked for, since the
+ * delete writers sort positions themselves and the fanout data writer takes rows in any order. As
+ * in the official runtime, a merge-on-read write uses the fanout writers unless {@code
+ * fanout-enabled} (or {@code write.spark.fanout.enabled}) is false ({@link #fanout}): a sort of the
+ * delta rows buys nothing the writers need. Spark may split a large cluster (the distribution is not
  * strictly required): two deletion vectors for one data file in a commit are merged by Iceberg.
  * With {@code use-table-distribution-and-ordering=false} Spark is asked for neither distribution
  * nor ordering.
@@ -126,8 +129,7 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
           }
         };
 
-    boolean noOrder =
-        options.fanoutEnabled() && (!writesRows || sortOrder.isUnsorted());
+    boolean noOrder = fanout(options) && (!writesRows || sortOrder.isUnsorted());
     List<SortOrder> order = new ArrayList<>();
     if (!noOrder) {
       order.addAll(ascending(List.of(SPEC_ID, PARTITION, FILE, POSITION)));
@@ -137,6 +139,17 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
     }
     long advisory = mode == DistributionMode.NONE ? 0L : advisoryPartitionSizeBytes;
     return new DeltaDistribution(distribution, order.toArray(new SortOrder[0]), advisory);
+  }
+
+  /**
+   * Whether a merge-on-read write's tasks use the fanout writers: unless {@code fanout-enabled} is
+   * false, the official runtime's default for row-level writes (an append's default stays the
+   * clustered writer). The delete writers hold each data file's positions and write them sorted
+   * whatever the setting; this decides whether Spark sorts the rows and whether new rows go to a
+   * fanout data writer.
+   */
+  public static boolean fanout(WriteOptions options) {
+    return !Boolean.FALSE.equals(options.fanout());
   }
 
   /** How rows are spread over writer tasks. */

@@ -118,7 +118,8 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
             copy,
             spec.specId(),
             options.targetFileSizeBytes(),
-            options.fanoutEnabled(),
+            // new rows may come in any order when Spark is not asked to sort them
+            DeltaDistribution.fanout(options),
             // new rows are sorted by the table's order only after the deletes' keys
             false,
             options.fileWriteProperties());

@@ -237,7 +237,10 @@ class MergeOnReadCommitTest extends SparkTestBase {
     assertThat(plan)
         .contains("WriteDelta")
         .contains("Floe merge-on-read DELETE on " + t.table() + " (deletion vectors, serializable isolation)")
-        .contains("_spec_id ASC NULLS FIRST, _partition ASC NULLS FIRST, _file ASC NULLS FIRST, _pos ASC NULLS FIRST");
+        // the fanout writers by default, as in the official runtime: clustered by partition, unsorted
+        .contains("DeltaDistribution{distribution=ClusteredDistributionImpl, ordering=[]}")
+        .contains("hashpartitioning(_spec_id")
+        .doesNotContain("_pos ASC NULLS FIRST");
   }
 
   private static List<Snapshot> snapshots(Table table) {
