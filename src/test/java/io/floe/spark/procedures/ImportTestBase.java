@@ -49,6 +49,12 @@ abstract class ImportTestBase {
   /** Adds settings of the class's own to the session before it starts. */
   protected void configure(SparkSession.Builder builder) {}
 
+  /**
+   * Runs before the session starts, once the folders exist: where a class starts work of its own
+   * (a child JVM) that can run while the session starts.
+   */
+  protected void beforeSessionStarts() throws IOException {}
+
   @BeforeAll
   void startSpark() throws IOException {
     warehouse = Files.createTempDirectory(name() + "-warehouse");
@@ -70,6 +76,7 @@ abstract class ImportTestBase {
     TestCatalog.JDBC.options(warehouse.resolve("session"))
         .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
     configure(builder);
+    beforeSessionStarts();
     spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }

@@ -64,6 +64,7 @@ class OrcImportTest extends ImportTestBase {
   private static final String COLUMNS = SparkOrcSources.COLUMNS;
 
   private Path written;
+  private Process writer;
 
   @Override
   protected String name() {
@@ -75,11 +76,20 @@ class OrcImportTest extends ImportTestBase {
     builder.config("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
   }
 
-  /** Writes the sources and their oracle with Spark's own ORC, once for the class. */
+  /**
+   * Starts writing the sources and their oracle with Spark's own ORC, once for the class, in a
+   * child JVM that runs while this JVM starts its session.
+   */
+  @Override
+  protected void beforeSessionStarts() throws IOException {
+    written = warehouse.resolve("spark-orc");
+    writer = SparkOrcSources.startWriting(written);
+  }
+
+  /** Waits for the sources. */
   @BeforeAll
   void writeSources() throws IOException, InterruptedException {
-    written = warehouse.resolve("spark-orc");
-    SparkOrcSources.write(written);
+    SparkOrcSources.awaitWriting(writer, written);
   }
 
   /**
