@@ -18,7 +18,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 import org.junit.jupiter.api.Test;
 
@@ -193,31 +192,7 @@ class AvroImportTest extends ImportTestBase {
   @Test
   void aFailedAvroMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createAvroSource("f", true);
-    CatalogTable before = builtIn("f");
-    Set<Path> files = dataFiles(before.location(), "avro");
-    Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.avro");
-    Files.writeString(junk, "not an avro file");
-
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.f')"))
-        .hasStackTraceContaining("Cannot add file")
-        .hasStackTraceContaining("junk.avro: it is not a readable Avro file");
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.snapshot('db.f', 'db.f_snap')"))
-        .hasStackTraceContaining("junk.avro: it is not a readable Avro file");
-
-    Files.delete(junk);
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "f"))).isFalse();
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "f_snap"))).isFalse();
-    assertThat(builtInHas("f_BACKUP_")).isFalse();
-    CatalogTable after = builtIn("f");
-    assertThat(after.tableType()).isEqualTo(before.tableType());
-    assertThat(after.location()).isEqualTo(before.location());
-    assertThat(after.provider().get()).isEqualTo("avro");
-    assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(dataFiles(before.location(), "avro")).isEqualTo(files);
-    // the source still holds every row: a migration now takes all of them
-    assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
-        .containsExactly(RowFactory.create((long) files.size()));
-    assertRowsEqualExpected("db.f");
+    assertAFailedMigrationRestoresTheSource("f", "avro", "Avro", this::assertRowsEqualExpected);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.floe.spark.procedures;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.FloeSessionCatalog;
@@ -14,10 +15,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.junit.jupiter.api.AfterAll;
@@ -45,6 +49,12 @@ abstract class ImportTestBase {
   /** Adds settings of the class's own to the session before it starts. */
   protected void configure(SparkSession.Builder builder) {}
 
+  /**
+   * Runs before the session starts, once the folders exist: where a class starts work of its own
+   * (a child JVM) that can run while the session starts.
+   */
+  protected void beforeSessionStarts() throws IOException {}
+
   @BeforeAll
   void startSpark() throws IOException {
     warehouse = Files.createTempDirectory(name() + "-warehouse");
@@ -66,6 +76,7 @@ abstract class ImportTestBase {
     TestCatalog.JDBC.options(warehouse.resolve("session"))
         .forEach((key, value) -> builder.config("spark.sql.catalog.spark_catalog." + key, value));
     configure(builder);
+    beforeSessionStarts();
     spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
   }
@@ -169,5 +180,45 @@ abstract class ImportTestBase {
       counts.put(fileName(row.getString(0)), row.getLong(2));
     }
     return counts;
+  }
+
+  /**
+   * Asserts what a failed import of the partitioned source {@code db.<name>} (data files {@code
+   * *.<extension>}) leaves: a file that is not {@code formatName} ({@code ORC}, {@code Avro}) in
+   * its partition {@code cat=a} fails {@code migrate} and {@code snapshot} naming it; afterwards
+   * there is no Iceberg table and no backup, the source has its type, location, provider and
+   * files, and no metadata folder; once the file is gone a migration takes every file and the
+   * table reads the rows {@code assertRows} expects of it.
+   */
+  protected void assertAFailedMigrationRestoresTheSource(
+      String name, String extension, String formatName, Consumer<String> assertRows)
+      throws IOException {
+    CatalogTable before = builtIn(name);
+    Set<Path> files = dataFiles(before.location(), extension);
+    Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk." + extension);
+    Files.writeString(junk, "not an " + formatName + " file");
+    String reason = "junk." + extension + ": it is not a readable " + formatName + " file";
+
+    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.%s')", name))
+        .hasStackTraceContaining("Cannot add file")
+        .hasStackTraceContaining(reason);
+    assertThatThrownBy(
+            () -> sql("CALL spark_catalog.system.snapshot('db.%s', 'db.%s_snap')", name, name))
+        .hasStackTraceContaining(reason);
+
+    Files.delete(junk);
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", name))).isFalse();
+    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", name + "_snap"))).isFalse();
+    assertThat(builtInHas(name + "_BACKUP_")).isFalse();
+    CatalogTable after = builtIn(name);
+    assertThat(after.tableType()).isEqualTo(before.tableType());
+    assertThat(after.location()).isEqualTo(before.location());
+    assertThat(after.provider().get()).isEqualTo(before.provider().get());
+    assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
+    assertThat(dataFiles(before.location(), extension)).isEqualTo(files);
+    // the source still holds every row: a migration now takes all of them
+    assertThat(sql("CALL spark_catalog.system.migrate('db.%s')", name))
+        .containsExactly(RowFactory.create((long) files.size()));
+    assertRows.accept("db." + name);
   }
 }

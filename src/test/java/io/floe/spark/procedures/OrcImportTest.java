@@ -5,6 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.read.OfficialRuntime;
+import io.floe.spark.s3.S3Server;
+import java.io.InputStream;
+import java.io.OutputStream;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
 import java.util.LinkedHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.PartitionSpec;
@@ -36,7 +45,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,6 +64,7 @@ class OrcImportTest extends ImportTestBase {
   private static final String COLUMNS = SparkOrcSources.COLUMNS;
 
   private Path written;
+  private Process writer;
 
   @Override
   protected String name() {
@@ -67,11 +76,20 @@ class OrcImportTest extends ImportTestBase {
     builder.config("spark.sql.session.timeZone", SparkOrcSources.TIME_ZONE);
   }
 
-  /** Writes the sources and their oracle with Spark's own ORC, once for the class. */
+  /**
+   * Starts writing the sources and their oracle with Spark's own ORC, once for the class, in a
+   * child JVM that runs while this JVM starts its session.
+   */
+  @Override
+  protected void beforeSessionStarts() throws IOException {
+    written = warehouse.resolve("spark-orc");
+    writer = SparkOrcSources.startWriting(written);
+  }
+
+  /** Waits for the sources. */
   @BeforeAll
   void writeSources() throws IOException, InterruptedException {
-    written = warehouse.resolve("spark-orc");
-    SparkOrcSources.write(written);
+    SparkOrcSources.awaitWriting(writer, written);
   }
 
   /**
@@ -243,28 +261,7 @@ class OrcImportTest extends ImportTestBase {
   @Test
   void aFailedOrcMigrationRestoresTheSourceAndLeavesNoIcebergTable() throws IOException {
     createOrcSource("f", true);
-    CatalogTable before = builtIn("f");
-    Set<Path> files = dataFiles(before.location(), "orc");
-    Path junk = Path.of(before.location()).resolve("cat=a").resolve("junk.orc");
-    Files.writeString(junk, "not an orc file");
-
-    assertThatThrownBy(() -> sql("CALL spark_catalog.system.migrate('db.f')"))
-        .hasStackTraceContaining("Cannot add file")
-        .hasStackTraceContaining("junk.orc: it is not a readable ORC file");
-
-    Files.delete(junk);
-    assertThat(sessionIceberg().tableExists(TableIdentifier.of("db", "f"))).isFalse();
-    assertThat(builtInHas("f_BACKUP_")).isFalse();
-    CatalogTable after = builtIn("f");
-    assertThat(after.tableType()).isEqualTo(before.tableType());
-    assertThat(after.location()).isEqualTo(before.location());
-    assertThat(after.provider().get()).isEqualTo("orc");
-    assertThat(Files.exists(Path.of(before.location()).resolve("metadata"))).isFalse();
-    assertThat(dataFiles(before.location(), "orc")).isEqualTo(files);
-    // the source still holds every row: a migration now takes all of them
-    assertThat(sql("CALL spark_catalog.system.migrate('db.f')"))
-        .containsExactly(RowFactory.create((long) files.size()));
-    assertRowsEqualExpected("db.f");
+    assertAFailedMigrationRestoresTheSource("f", "orc", "ORC", this::assertRowsEqualExpected);
   }
 
   @Test
@@ -380,5 +377,61 @@ class OrcImportTest extends ImportTestBase {
     sql("CALL floe.system.add_files('db.target', 'spark_catalog.db.src', map('cat', 'b'))");
     assertThat(sql("SELECT %s FROM floe.db.target", COLUMNS))
         .containsExactlyInAnyOrderElementsOf(sql("SELECT * FROM expected WHERE cat IN ('a', 'b')"));
+  }
+
+  /**
+   * Spark's ORC files in a bucket, in a table whose FileIO is S3FileIO (no Hadoop file system can
+   * open them): the read finds the writer's time zone in their stripe footers through the table's
+   * FileIO and returns Spark's rows. The files are appended through Iceberg's API, with the name
+   * mapping {@code add_files} sets: {@code add_files} lists a source folder through Hadoop, which
+   * has no file system for {@code s3://} here.
+   */
+  @Test
+  void orcTimestampsOfFilesInS3ReadThroughTheTablesFileIO() throws IOException {
+    createOrcSource("src", false);
+    String bucket = "floe-orc-import";
+    try (S3Server s3 = S3Server.start("floe-test-access", "floe-test-secret-key")) {
+      s3.createBucket(bucket);
+      String prefix = "spark.sql.catalog.s3orc";
+      spark.conf().set(prefix, FloeCatalog.class.getName());
+      spark.conf().set(prefix + ".type", "jdbc");
+      spark.conf().set(prefix + ".uri", "jdbc:sqlite:" + warehouse.resolve("s3orc-catalog.db"));
+      spark.conf().set(prefix + ".jdbc.schema-version", "V1");
+      spark.conf().set(prefix + ".warehouse", "s3://" + bucket + "/warehouse");
+      s3.fileIoOptions(true).forEach((key, value) -> spark.conf().set(prefix + "." + key, value));
+      sql("CREATE NAMESPACE s3orc.db");
+      sql("CREATE TABLE s3orc.db.imported (%s) USING iceberg", SparkOrcSources.SCHEMA);
+      Table table =
+          ((FloeCatalog) spark.sessionState().catalogManager().catalog("s3orc"))
+              .icebergCatalog().loadTable(TableIdentifier.of("db", "imported"));
+      table.updateProperties()
+          .set(TableProperties.DEFAULT_NAME_MAPPING,
+              NameMappingParser.toJson(MappingUtil.create(table.schema())))
+          .commit();
+      Map<String, Long> counts = sourceRecordCounts();
+      AppendFiles append = table.newAppend();
+      for (Path file : dataFiles(builtIn("src").location(), "orc")) {
+        String location = "s3://" + bucket + "/imports/" + file.getFileName();
+        try (InputStream in = Files.newInputStream(file);
+            OutputStream out = table.io().newOutputFile(location).create()) {
+          in.transferTo(out);
+        }
+        append.appendFile(
+            DataFiles.builder(table.spec())
+                .withPath(location)
+                .withFormat(FileFormat.ORC)
+                .withFileSizeInBytes(Files.size(file))
+                .withRecordCount(counts.get(fileName(file.toString())))
+                .build());
+      }
+      append.commit();
+
+      assertThat(s3.keys(bucket, "imports/")).hasSize(counts.size());
+      assertRowsEqualExpected("s3orc.db.imported");
+      String query = "SELECT id, CAST(ts AS STRING), CAST(s.t AS STRING) FROM %s ORDER BY id";
+      assertThat(sql(query, "s3orc.db.imported")).isEqualTo(sql(query, "expected"));
+      sql("DROP TABLE s3orc.db.imported");
+      sql("DROP NAMESPACE s3orc.db");
+    }
   }
 }

@@ -40,11 +40,22 @@ public final class SparkOrcSources {
 
   private SparkOrcSources() {}
 
-  /** Runs {@link #main} in a child JVM with Spark's ORC on its classpath and waits for it. */
-  static void write(Path folder) throws IOException, InterruptedException {
-    runWithSparkOrc(
-        SparkOrcSources.class, List.of(folder.toString()),
-        folder.resolveSibling(folder.getFileName() + ".log"));
+  /**
+   * Starts {@link #main} writing into {@code folder} in a child JVM with Spark's ORC on its
+   * classpath, without waiting: a test class starts it before its own session, so that both JVMs
+   * start at once; {@link #awaitWriting} waits for it.
+   */
+  static Process startWriting(Path folder) throws IOException {
+    return startWithSparkOrc(SparkOrcSources.class, List.of(folder.toString()), log(folder));
+  }
+
+  /** Waits for the JVM {@link #startWriting} started. */
+  static void awaitWriting(Process process, Path folder) throws IOException, InterruptedException {
+    await(process, SparkOrcSources.class, log(folder));
+  }
+
+  private static Path log(Path folder) {
+    return folder.resolveSibling(folder.getFileName() + ".log");
   }
 
   /**
@@ -56,6 +67,11 @@ public final class SparkOrcSources {
    */
   public static void runWithSparkOrc(Class<?> main, List<String> arguments, Path log)
       throws IOException, InterruptedException {
+    await(startWithSparkOrc(main, arguments, log), main, log);
+  }
+
+  private static Process startWithSparkOrc(Class<?> main, List<String> arguments, Path log)
+      throws IOException {
     List<String> command = ChildJvm.javaWithTestFlags();
     command.add("-Xmx768m");
     // Spark's ORC writer spells TIMESTAMP in the JVM's time zone, and names it in the file
@@ -67,7 +83,11 @@ public final class SparkOrcSources {
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    Process process = builder.start();
+    return builder.start();
+  }
+
+  private static void await(Process process, Class<?> main, Path log)
+      throws IOException, InterruptedException {
     if (!process.waitFor(5, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new IllegalStateException(main.getSimpleName() + " did not finish; see " + log);

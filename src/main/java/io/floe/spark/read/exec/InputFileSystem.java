@@ -2,6 +2,7 @@ package io.floe.spark.read.exec;
 
 import java.io.IOException;
 import java.net.URI;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -21,9 +22,14 @@ final class InputFileSystem extends FileSystem {
   private final InputFile input;
   private final Path path;
 
-  InputFileSystem(InputFile input) {
+  /**
+   * @param conf the settings ORC's reader asks the file system for; without them Hadoop's {@code
+   *     open(Path)} fails on a null configuration
+   */
+  InputFileSystem(InputFile input, Configuration conf) {
     this.input = input;
     this.path = new Path(input.location());
+    setConf(conf);
   }
 
   @Override

@@ -343,7 +343,7 @@ final class OrcSparkTimestamps {
       fs = hadoop.getFileSystem();
     } else {
       conf = new Configuration(false);
-      fs = new InputFileSystem(input);
+      fs = new InputFileSystem(input, conf);
     }
     return OrcFile.createReader(
         new Path(input.location()),
