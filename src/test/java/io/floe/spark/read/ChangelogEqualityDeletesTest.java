@@ -70,8 +70,16 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
   // run -> micro-batch id -> its rows
   private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
 
+  // the tables changeTheTable built, by format and partitioning: the tests only read them
+  private static final Map<String, String> CHANGED = new ConcurrentHashMap<>();
+  // Spark's changes of a range of a table, by the table and the range's first and last snapshot
+  private static final Map<List<Object>, List<String>> EXPECTED = new ConcurrentHashMap<>();
+
   private List<Row> model = new ArrayList<>();
   private StructType schema;
+  // the table this test changes and reads: its own, or one built once for the read-only tests
+  private String name = NAME;
+  private String table = TABLE;
 
   @BeforeAll
   static void namespace() {
@@ -88,22 +96,45 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
   }
 
   private void create(int formatVersion, boolean partitioned) {
+    create(NAME, formatVersion, partitioned);
+  }
+
+  private void create(String tableName, int formatVersion, boolean partitioned) {
+    name = tableName;
+    table = "floe." + tableName;
     sql("CREATE TABLE %s (id BIGINT NOT NULL, data STRING, cat STRING) USING iceberg %s TBLPROPERTIES ("
             + "'format-version'='%d', 'write.delete.mode'='merge-on-read', "
             + "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')",
-        TABLE, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
-    schema = spark.table(TABLE).schema();
+        table, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
+    schema = spark.table(table).schema();
     model = new ArrayList<>();
   }
 
-  private static Table table() {
-    return icebergTable(spark, NAME);
+  /**
+   * Reads, from here on, the table of this format and partitioning that {@link #changeTheTable}
+   * changed: built (and checked against the model) on first use, shared by the tests that only
+   * read it.
+   */
+  private void useChanged(int formatVersion, boolean partitioned) {
+    String tableName = "ceq.changed_" + formatVersion + (partitioned ? "_p" : "_u");
+    if (CHANGED.containsKey(tableName)) {
+      name = tableName;
+      table = "floe." + tableName;
+      return;
+    }
+    create(tableName, formatVersion, partitioned);
+    changeTheTable(formatVersion, partitioned);
+    CHANGED.put(tableName, tableName);
+  }
+
+  private Table table() {
+    return icebergTable(spark, name);
   }
 
   /** Inserts rows given as SQL VALUES, one file per partition, and adds them to the model. */
   private void insert(String values) {
     String rows = String.format("SELECT * FROM VALUES %s AS v(id, data, cat)", values);
-    sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM (%s)", TABLE, rows);
+    sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM (%s)", table, rows);
     model.addAll(spark.sql(rows).collectAsList());
     assertTheTableReadsAsTheModel();
   }
@@ -130,7 +161,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
 
   /** A plain scan of the table (equality deletes applied) reads what the model holds. */
   private void assertTheTableReadsAsTheModel() {
-    assertThat(sorted(sql("SELECT * FROM %s", TABLE))).isEqualTo(sorted(model));
+    assertThat(sorted(sql("SELECT * FROM %s", table))).isEqualTo(sorted(model));
   }
 
   /** No partition values (unpartitioned), or the one value of {@code cat}. */
@@ -143,17 +174,27 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
     return partitioned ? "((" + condition + ") AND cat = '" + cat + "')" : "(" + condition + ")";
   }
 
-  private static List<Snapshot> snapshots() {
-    Table table = table();
-    return SnapshotHistory.ancestry(table);
+  private List<Snapshot> snapshots() {
+    return SnapshotHistory.ancestry(table());
   }
 
-  private static String version(Long id) {
-    return SnapshotHistory.asOf(TABLE, "id, data, cat", id);
+  private String version(Long id) {
+    return SnapshotHistory.asOf(table, "id, data, cat", id);
+  }
+
+  /** Spark's changes of the snapshots, numbered from 0, computed once per table and range. */
+  private List<String> expectedChanges(List<Snapshot> range) {
+    List<Object> key = List.of(table, range.get(0).snapshotId(), range.get(range.size() - 1).snapshotId());
+    List<String> known = EXPECTED.get(key);
+    if (known == null) {
+      known = computeExpectedChanges(range);
+      EXPECTED.put(key, known);
+    }
+    return known;
   }
 
   /** Spark's changes of the snapshots, numbered from 0 (none of them is a compaction). */
-  private static List<String> expectedChanges(List<Snapshot> range) {
+  private List<String> computeExpectedChanges(List<Snapshot> range) {
     List<String> parts = new ArrayList<>();
     for (int ordinal = 0; ordinal < range.size(); ordinal++) {
       Snapshot snapshot = range.get(ordinal);
@@ -168,8 +209,8 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
     return SnapshotHistory.sortedText(rows);
   }
 
-  private static List<String> changes(Map<String, String> options) {
-    return sorted(spark.read().options(options).table(TABLE + ".changes").collectAsList());
+  private List<String> changes(Map<String, String> options) {
+    return sorted(spark.read().options(options).table(table + ".changes").collectAsList());
   }
 
   private static long summary(Snapshot snapshot, String key) {
@@ -205,7 +246,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
             + " OR " + scoped(partitioned, "y", "data <=> NULL"),
         List.of());
     // 5: merge-on-read DML: a position delete file (2) or a deletion vector (3)
-    sql("DELETE FROM %s WHERE id = 3", TABLE);
+    sql("DELETE FROM %s WHERE id = 3", table);
     model.removeIf(r -> r.getLong(0) == 3L);
     assertTheTableReadsAsTheModel();
     // 6: an equality delete and position deletes in one snapshot, both deleting row 8
@@ -213,7 +254,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
         deletes(table, spec, List.of("data"), List.of(row("h")), in(partitioned, "x"));
     if (formatVersion == 2) {
       List<DeleteFile> files = new ArrayList<>(List.of(equality));
-      for (Row located : sql("SELECT _file, _pos FROM %s WHERE id IN (1, 8)", TABLE)) {
+      for (Row located : sql("SELECT _file, _pos FROM %s WHERE id IN (1, 8)", table)) {
         DataFile file = dataFiles(table()).stream()
             .filter(f -> f.location().equals(located.getString(0))).findFirst().orElseThrow();
         files.add(positionDeletes(table, file, List.of(located.getLong(1))));
@@ -221,7 +262,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
       commitAndModel(files, List.of(), scoped(partitioned, "x", "data <=> 'h'") + " OR id IN (1, 8)", List.of());
     } else {
       commitAndModel(List.of(equality), List.of(), scoped(partitioned, "x", "data <=> 'h'"), List.of());
-      sql("DELETE FROM %s WHERE id = 1", TABLE);
+      sql("DELETE FROM %s WHERE id = 1", table);
       model.removeIf(r -> r.getLong(0) == 1L);
       assertTheTableReadsAsTheModel();
     }
@@ -257,8 +298,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
   @CsvSource({"2, false", "2, true", "3, false", "3, true"})
   void everySnapshotWithEqualityDeletesReadsAsSparksDifferenceOfItAndItsParent(
       int formatVersion, boolean partitioned) {
-    create(formatVersion, partitioned);
-    changeTheTable(formatVersion, partitioned);
+    useChanged(formatVersion, partitioned);
     List<Snapshot> snapshots = snapshots();
     assertThat(snapshots).filteredOn(s -> summary(s, "added-equality-delete-files") > 0).hasSize(5);
     List<String> expected = expectedChanges(snapshots);
@@ -283,7 +323,7 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
     // a filter on a column reads what Spark's filter keeps
     List<String> inY = expected.stream().filter(r -> r.split(",")[2].equals("y")).toList();
     assertThat(inY).isNotEmpty();
-    assertThat(sorted(sql("SELECT * FROM %s.changes WHERE cat = 'y'", TABLE))).isEqualTo(inY);
+    assertThat(sorted(sql("SELECT * FROM %s.changes WHERE cat = 'y'", table))).isEqualTo(inY);
   }
 
   @Test
@@ -573,11 +613,10 @@ class ChangelogEqualityDeletesTest extends SparkTestBase {
 
   @Test
   void tasksOfRowsDeletedByEqualityDeletesSurviveJavaAndKryoAndReadTheSameRows() throws Exception {
-    create(2, true);
-    changeTheTable(2, true);
+    useChanged(2, true);
     TableCatalog catalog = (TableCatalog) spark.sessionState().catalogManager().catalog("floe");
     SupportsRead changelog =
-        (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"ceq", "t"}, "changes"));
+        (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"ceq", "changed_2_p"}, "changes"));
     ChangelogScan scan =
         (ChangelogScan)
             changelog.newScanBuilder(new CaseInsensitiveStringMap(Map.of("split-size", "1"))).build();
