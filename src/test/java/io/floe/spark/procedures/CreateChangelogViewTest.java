@@ -69,10 +69,10 @@ class CreateChangelogViewTest extends ProcedureTestBase {
   }
 
   private static List<Snapshot> snapshots() {
-    return snapshots(NAME);
+    return ancestry(NAME);
   }
 
-  private static List<Snapshot> snapshots(String name) {
+  private static List<Snapshot> ancestry(String name) {
     List<Snapshot> snapshots = new ArrayList<>();
     Table table = icebergTable(name);
     for (Snapshot s = table.currentSnapshot(); s != null;
@@ -140,7 +140,7 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void theDefaultViewIsTheChangesWithoutCarryovers() {
-    List<Snapshot> snapshots = snapshots(SHARED_NAME);
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     Dataset<Row> result = call("create_changelog_view(table => '%s')", SHARED_NAME);
     assertSchema(result.schema(), column("changelog_view", DataTypes.StringType, false));
     List<Row> output = result.collectAsList();
@@ -155,7 +155,7 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void identifierColumnsTurnADeleteAndAnInsertOfOneIdIntoUpdateImages() {
-    List<Snapshot> snapshots = snapshots(SHARED_NAME);
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     List<Row> output =
         call("create_changelog_view(table => '%s', changelog_view => 'by_id', "
             + "identifier_columns => array('id'))", SHARED_NAME).collectAsList();
@@ -210,7 +210,7 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void optionsChooseTheSnapshotRange() {
-    List<Snapshot> snapshots = snapshots(SHARED_NAME);
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     call("create_changelog_view(table => '%s', changelog_view => 'ranged', options => "
             + "map('start-snapshot-id', '%d', 'end-snapshot-id', '%d'), identifier_columns => array('id'))",
         SHARED_NAME, snapshots.get(1).snapshotId(), snapshots.get(4).snapshotId()).collectAsList();
@@ -226,7 +226,7 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void netChangesAreTheDifferenceBetweenTheFirstAndTheLastState() {
-    List<Snapshot> snapshots = snapshots(SHARED_NAME);
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     long start = snapshots.get(1).snapshotId();
     long end = snapshots.get(snapshots.size() - 1).snapshotId();
     call("create_changelog_view(table => '%s', changelog_view => 'net_all', net_changes => true)", SHARED_NAME)
