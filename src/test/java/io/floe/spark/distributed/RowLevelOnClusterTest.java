@@ -2,14 +2,23 @@ package io.floe.spark.distributed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.spark.FloeCatalog;
 import io.floe.spark.distributed.RecordingCatalog.Call;
+import io.floe.spark.read.EqualityDeleteCommits;
+import io.floe.spark.read.SnapshotHistory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,6 +137,45 @@ class RowLevelOnClusterTest {
             + " FROM generated t FULL OUTER JOIN source s ON t.id = s.id)";
     assertThat(fingerprint(table)).isEqualTo(fingerprint(expected));
     assertThat(newSnapshots(table)).containsExactly(List.of("overwrite"));
+  }
+
+  @Test
+  void theChangelogOfEqualityDeletesReadOnExecutorsIsSparksDifferenceOfEverySnapshot() {
+    String table = "floe.dml.eq_changes";
+    spark.sql("CREATE TABLE " + table + " (id BIGINT, payload STRING, part INT) USING iceberg"
+        + " PARTITIONED BY (part) TBLPROPERTIES ('format-version' = '2')");
+    spark.sql("INSERT INTO " + table + " SELECT * FROM generated WHERE id < 2000");
+    FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
+    Table iceberg = catalog.icebergCatalog().loadTable(TableIdentifier.of("dml", "eq_changes"));
+    PartitionSpec spec = iceberg.spec();
+    // as another engine upserts: ids deleted by key in partition 1, new rows for some of them in the same snapshot
+    List<List<Object>> keys = new ArrayList<>();
+    List<List<Object>> upserted = new ArrayList<>();
+    for (long id = 1; id < 2000; id += 4 * 7) {
+      keys.add(EqualityDeleteCommits.row(id));
+      upserted.add(EqualityDeleteCommits.row(id, "upserted-" + id, 1));
+    }
+    EqualityDeleteCommits.commit(iceberg,
+        List.of(EqualityDeleteCommits.deletes(iceberg, spec, List.of("id"), keys, 1),
+            EqualityDeleteCommits.deletes(iceberg, spec, List.of("payload"),
+                List.of(EqualityDeleteCommits.row("payload-2"), EqualityDeleteCommits.row((Object) null)), 2)),
+        List.of(EqualityDeleteCommits.data(iceberg, spec, upserted, 1)));
+    spark.sql("INSERT INTO " + table + " VALUES (2, 'payload-2', 2)");
+    iceberg.refresh();
+    List<Snapshot> snapshots = SnapshotHistory.ancestry(iceberg);
+    List<String> parts = new ArrayList<>();
+    for (int ordinal = 0; ordinal < snapshots.size(); ordinal++) {
+      Snapshot snapshot = snapshots.get(ordinal);
+      parts.add(SnapshotHistory.changesSql(snapshot, ordinal,
+          SnapshotHistory.asOf(table, "id, payload, part", snapshot.parentId()),
+          SnapshotHistory.asOf(table, "id, payload, part", snapshot.snapshotId())));
+    }
+    List<Row> expected = spark.sql(String.join(" UNION ALL ", parts)).collectAsList();
+    assertThat(expected).hasSize(2000 + 2 * keys.size() + 1 + 1);
+    List<Row> changes = spark.sql("SELECT * FROM " + table + ".changes").collectAsList();
+    assertThat(SnapshotHistory.sortedText(changes)).isEqualTo(SnapshotHistory.sortedText(expected));
+    long driver = ProcessHandle.current().pid();
+    assertThat(RecordingCatalog.calls(calls)).isNotEmpty().allSatisfy(call -> assertThat(call.pid()).isEqualTo(driver));
   }
 
   /** A partitioned copy of the generated rows; the snapshots it starts with are not counted. */

@@ -28,10 +28,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CreateChangelogViewTest extends ProcedureTestBase {
   private static final String NAME = "cv.t";
   private static final String TABLE = CATALOG + "." + NAME;
+  // copy-on-write, changed once by changeTheTable for the tests that only read it; named t like
+  // the others, so that the default view's name is the same
+  private static final String SHARED_NAME = "cv_shared.t";
+  private static final String SHARED = CATALOG + "." + SHARED_NAME;
 
   @BeforeAll
   void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS %s.cv", CATALOG);
+    sql("CREATE NAMESPACE IF NOT EXISTS %s.cv_shared", CATALOG);
+    sql("CREATE TABLE %s (id BIGINT NOT NULL, data STRING, cat STRING) USING iceberg PARTITIONED BY (cat)", SHARED);
+    changeTheTable(SHARED);
   }
 
   @BeforeEach
@@ -46,20 +53,28 @@ class CreateChangelogViewTest extends ProcedureTestBase {
   }
 
   private static void changeTheTable() {
-    sql("INSERT INTO %s VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')", TABLE);
-    sql("INSERT INTO %s VALUES (4, 'd', 'x'), (5, 'e', 'y')", TABLE);
-    sql("DELETE FROM %s WHERE id = 2", TABLE);
-    sql("UPDATE %s SET data = 'c2' WHERE id = 3", TABLE);
+    changeTheTable(TABLE);
+  }
+
+  private static void changeTheTable(String table) {
+    sql("INSERT INTO %s VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')", table);
+    sql("INSERT INTO %s VALUES (4, 'd', 'x'), (5, 'e', 'y')", table);
+    sql("DELETE FROM %s WHERE id = 2", table);
+    sql("UPDATE %s SET data = 'c2' WHERE id = 3", table);
     sql("MERGE INTO %s t USING (SELECT 4L AS id, 'd2' AS data, 'x' AS cat UNION ALL "
         + "SELECT 6L, 'f', 'y') s ON t.id = s.id "
-        + "WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", TABLE);
-    sql("UPDATE %s SET data = 'a2' WHERE id = 1", TABLE);
-    sql("DELETE FROM %s WHERE id = 6", TABLE);
+        + "WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", table);
+    sql("UPDATE %s SET data = 'a2' WHERE id = 1", table);
+    sql("DELETE FROM %s WHERE id = 6", table);
   }
 
   private static List<Snapshot> snapshots() {
+    return ancestry(NAME);
+  }
+
+  private static List<Snapshot> ancestry(String name) {
     List<Snapshot> snapshots = new ArrayList<>();
-    Table table = icebergTable(NAME);
+    Table table = icebergTable(name);
     for (Snapshot s = table.currentSnapshot(); s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       snapshots.add(0, s);
@@ -68,20 +83,28 @@ class CreateChangelogViewTest extends ProcedureTestBase {
   }
 
   private static String version(long id) {
-    return String.format("(SELECT id, data, cat FROM %s VERSION AS OF %d)", TABLE, id);
+    return version(TABLE, id);
   }
 
-  private static String empty() {
-    return String.format("(SELECT id, data, cat FROM %s WHERE false)", TABLE);
+  private static String version(String table, long id) {
+    return String.format("(SELECT id, data, cat FROM %s VERSION AS OF %d)", table, id);
+  }
+
+  private static String empty(String table) {
+    return String.format("(SELECT id, data, cat FROM %s WHERE false)", table);
+  }
+
+  private static String changesOf(List<Snapshot> range, int firstOrdinal, String changeRows) {
+    return changesOf(TABLE, range, firstOrdinal, changeRows);
   }
 
   /** What each snapshot of the range removed and added, carry-overs cancelled, as SQL. */
-  private static String changesOf(List<Snapshot> range, int firstOrdinal, String changeRows) {
+  private static String changesOf(String table, List<Snapshot> range, int firstOrdinal, String changeRows) {
     List<String> parts = new ArrayList<>();
     int ordinal = firstOrdinal;
     for (Snapshot snapshot : range) {
-      String before = snapshot.parentId() == null ? empty() : version(snapshot.parentId());
-      String after = version(snapshot.snapshotId());
+      String before = snapshot.parentId() == null ? empty(table) : version(table, snapshot.parentId());
+      String after = version(table, snapshot.snapshotId());
       parts.add(String.format(changeRows, before, after, after, before, ordinal, snapshot.snapshotId()));
       ordinal++;
     }
@@ -117,29 +140,27 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void theDefaultViewIsTheChangesWithoutCarryovers() {
-    changeTheTable();
-    List<Snapshot> snapshots = snapshots();
-    Dataset<Row> result = call("create_changelog_view(table => '%s')", NAME);
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
+    Dataset<Row> result = call("create_changelog_view(table => '%s')", SHARED_NAME);
     assertSchema(result.schema(), column("changelog_view", DataTypes.StringType, false));
     List<Row> output = result.collectAsList();
     assertThat(output).hasSize(1);
     assertThat(output.get(0).getString(0)).isEqualTo("`t_changes`");
 
-    List<String> expected = rows(changesOf(snapshots, 0, PLAIN));
+    List<String> expected = rows(changesOf(SHARED, snapshots, 0, PLAIN));
     assertThat(rows("SELECT * FROM t_changes")).isEqualTo(expected);
     // the raw changelog holds the carry-overs the view removed
-    assertThat(spark.table(TABLE + ".changes").count()).isGreaterThan(expected.size());
+    assertThat(spark.table(SHARED + ".changes").count()).isGreaterThan(expected.size());
   }
 
   @Test
   void identifierColumnsTurnADeleteAndAnInsertOfOneIdIntoUpdateImages() {
-    changeTheTable();
-    List<Snapshot> snapshots = snapshots();
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     List<Row> output =
         call("create_changelog_view(table => '%s', changelog_view => 'by_id', "
-            + "identifier_columns => array('id'))", NAME).collectAsList();
+            + "identifier_columns => array('id'))", SHARED_NAME).collectAsList();
     assertThat(output.get(0).getString(0)).isEqualTo("by_id");
-    List<String> expected = rows(changesOf(snapshots, 0, UPDATES));
+    List<String> expected = rows(changesOf(SHARED, snapshots, 0, UPDATES));
     assertThat(expected).anyMatch(row -> row.contains("UPDATE_BEFORE"));
     assertThat(rows("SELECT * FROM by_id")).isEqualTo(expected);
   }
@@ -189,36 +210,35 @@ class CreateChangelogViewTest extends ProcedureTestBase {
 
   @Test
   void optionsChooseTheSnapshotRange() {
-    changeTheTable();
-    List<Snapshot> snapshots = snapshots();
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     call("create_changelog_view(table => '%s', changelog_view => 'ranged', options => "
             + "map('start-snapshot-id', '%d', 'end-snapshot-id', '%d'), identifier_columns => array('id'))",
-        NAME, snapshots.get(1).snapshotId(), snapshots.get(4).snapshotId()).collectAsList();
+        SHARED_NAME, snapshots.get(1).snapshotId(), snapshots.get(4).snapshotId()).collectAsList();
     assertThat(rows("SELECT * FROM ranged"))
-        .isEqualTo(rows(changesOf(snapshots.subList(2, 5), 0, UPDATES)))
+        .isEqualTo(rows(changesOf(SHARED, snapshots.subList(2, 5), 0, UPDATES)))
         .isNotEmpty();
     call("create_changelog_view(table => '%s', changelog_view => 'timed', options => "
             + "map('start-timestamp', '%d', 'end-timestamp', '%d'))",
-        NAME, snapshots.get(1).timestampMillis(), snapshots.get(4).timestampMillis()).collectAsList();
-    assertThat(rows("SELECT * FROM timed")).isEqualTo(rows(changesOf(snapshots.subList(2, 5), 0, PLAIN)));
+        SHARED_NAME, snapshots.get(1).timestampMillis(), snapshots.get(4).timestampMillis()).collectAsList();
+    assertThat(rows("SELECT * FROM timed"))
+        .isEqualTo(rows(changesOf(SHARED, snapshots.subList(2, 5), 0, PLAIN)));
   }
 
   @Test
   void netChangesAreTheDifferenceBetweenTheFirstAndTheLastState() {
-    changeTheTable();
-    List<Snapshot> snapshots = snapshots();
+    List<Snapshot> snapshots = ancestry(SHARED_NAME);
     long start = snapshots.get(1).snapshotId();
     long end = snapshots.get(snapshots.size() - 1).snapshotId();
-    call("create_changelog_view(table => '%s', changelog_view => 'net_all', net_changes => true)", NAME)
+    call("create_changelog_view(table => '%s', changelog_view => 'net_all', net_changes => true)", SHARED_NAME)
         .collectAsList();
     String net =
         "SELECT *, 'DELETE' FROM (SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) UNION ALL "
             + "SELECT *, 'INSERT' FROM (SELECT * FROM %2$s EXCEPT ALL SELECT * FROM %1$s)";
     assertThat(rows("SELECT id, data, cat, _change_type FROM net_all"))
-        .isEqualTo(rows(String.format(net, empty(), version(end))));
+        .isEqualTo(rows(String.format(net, empty(SHARED), version(SHARED, end))));
     call("create_changelog_view(table => '%s', changelog_view => 'net_range', net_changes => true, "
-            + "options => map('start-snapshot-id', '%d'))", NAME, start).collectAsList();
-    List<String> expected = rows(String.format(net, version(start), version(end)));
+            + "options => map('start-snapshot-id', '%d'))", SHARED_NAME, start).collectAsList();
+    List<String> expected = rows(String.format(net, version(SHARED, start), version(SHARED, end)));
     assertThat(expected).anyMatch(row -> row.contains("DELETE")).anyMatch(row -> row.contains("INSERT"));
     assertThat(rows("SELECT id, data, cat, _change_type FROM net_range")).isEqualTo(expected);
     // every net row names the snapshot its last change came from, with that snapshot's ordinal

@@ -8,6 +8,7 @@ import io.floe.spark.read.plan.ChangeTask;
 import io.floe.spark.serialization.Travel;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DeleteFile;
@@ -45,6 +46,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ChangelogMergeOnReadTest extends SparkTestBase {
   private static final String TABLE = "floe.clm.t";
+  // the tables changeTheTable built, by format and partitioning: the tests only read them
+  private static final Map<String, String> CHANGED = new HashMap<>();
+  // Spark's changes of a range of a table, by the table and the range's first and last snapshot
+  private static final Map<List<Object>, List<String>> EXPECTED = new HashMap<>();
 
   @BeforeAll
   static void namespace() {
@@ -57,31 +62,62 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   }
 
   private static void create(int formatVersion, boolean partitioned) {
+    create(TABLE, formatVersion, partitioned);
+  }
+
+  private static void create(String table, int formatVersion, boolean partitioned) {
     sql("CREATE TABLE %s (id BIGINT, data STRING, cat STRING) USING iceberg %s TBLPROPERTIES ("
             + "'format-version'='%d', 'write.delete.mode'='merge-on-read', "
             + "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')",
-        TABLE, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
+        table, partitioned ? "PARTITIONED BY (cat)" : "", formatVersion);
+  }
+
+  /**
+   * The table of this format and partitioning that {@link #changeTheTable} changed, built on first
+   * use and shared by the tests, which only read it.
+   */
+  private static String changed(int formatVersion, boolean partitioned) {
+    return CHANGED.computeIfAbsent(formatVersion + "," + partitioned, key -> {
+      String table = "floe.clm.changed_" + formatVersion + (partitioned ? "_p" : "_u");
+      create(table, formatVersion, partitioned);
+      changeTheTable(table, partitioned);
+      return table;
+    });
   }
 
   private static List<Snapshot> snapshots() {
-    Table table = icebergTable(spark, "clm.t");
-    return SnapshotHistory.ancestry(table);
+    return snapshots(TABLE);
   }
 
-  private static String version(Long id) {
-    return SnapshotHistory.asOf(TABLE, "id, data, cat", id);
+  private static List<Snapshot> snapshots(String table) {
+    return SnapshotHistory.ancestry(icebergTable(spark, table.substring("floe.".length())));
   }
 
-  /** Spark's changes of each snapshot but compactions, which take no ordinal. */
+  /** Spark's changes of each snapshot of {@link #TABLE} but compactions, which take no ordinal. */
   private static List<String> expectedChanges(List<Snapshot> range) {
+    return expectedChanges(TABLE, range);
+  }
+
+  /** Spark's changes of each snapshot but compactions, computed once per table and range. */
+  private static List<String> expectedChanges(String table, List<Snapshot> range) {
+    List<Object> key = List.of(table, range.get(0).snapshotId(), range.get(range.size() - 1).snapshotId());
+    List<String> known = EXPECTED.get(key);
+    if (known == null) {
+      known = computeExpectedChanges(table, range);
+      EXPECTED.put(key, known);
+    }
+    return known;
+  }
+
+  private static List<String> computeExpectedChanges(String table, List<Snapshot> range) {
     List<String> parts = new ArrayList<>();
     int ordinal = 0;
     for (Snapshot snapshot : range) {
       if (snapshot.operation().equals("replace")) {
         continue;
       }
-      String before = version(snapshot.parentId());
-      String after = version(snapshot.snapshotId());
+      String before = SnapshotHistory.asOf(table, "id, data, cat", snapshot.parentId());
+      String after = SnapshotHistory.asOf(table, "id, data, cat", snapshot.snapshotId());
       parts.add(SnapshotHistory.changesSql(snapshot, ordinal, before, after));
       ordinal++;
     }
@@ -93,30 +129,35 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   }
 
   private static List<String> changes(Map<String, String> options) {
-    return sorted(spark.read().options(options).table(TABLE + ".changes").collectAsList());
+    return changes(TABLE, options);
+  }
+
+  private static List<String> changes(String table, Map<String, String> options) {
+    return sorted(spark.read().options(options).table(table + ".changes").collectAsList());
   }
 
   /** Appends, then merge-on-read DML, a compaction, and more DML after it. */
-  private static void changeTheTable(boolean partitioned) {
+  private static void changeTheTable(String table, boolean partitioned) {
+    String compacted = table.substring("floe.".length());
     // one file per partition, so that the DML below deletes rows of files it keeps
     sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM VALUES (1L, 'a', 'x'), (2L, 'b', 'x'),"
-        + " (3L, 'c', 'y'), (4L, 'd', 'y'), (5L, 'e', 'x'), (6L, 'f', 'y') AS v(id, data, cat)", TABLE);
-    sql("INSERT INTO %s VALUES (7, 'g', 'x'), (8, 'h', 'y')", TABLE);
-    sql("DELETE FROM %s WHERE id = 2", TABLE);
-    sql("UPDATE %s SET data = 'c2' WHERE id = 3", TABLE);
+        + " (3L, 'c', 'y'), (4L, 'd', 'y'), (5L, 'e', 'x'), (6L, 'f', 'y') AS v(id, data, cat)", table);
+    sql("INSERT INTO %s VALUES (7, 'g', 'x'), (8, 'h', 'y')", table);
+    sql("DELETE FROM %s WHERE id = 2", table);
+    sql("UPDATE %s SET data = 'c2' WHERE id = 3", table);
     // the same file again: a second position-delete file (v2), a replacing deletion vector (v3)
-    sql("DELETE FROM %s WHERE id IN (1, 5)", TABLE);
+    sql("DELETE FROM %s WHERE id IN (1, 5)", table);
     sql("MERGE INTO %s t USING (SELECT 4L AS id, 'd2' AS data, 'y' AS cat UNION ALL "
         + "SELECT 7L, CAST(NULL AS STRING), 'x' UNION ALL SELECT 9L, 'i', 'x') s ON t.id = s.id "
         + "WHEN MATCHED AND s.data IS NULL THEN DELETE "
-        + "WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", TABLE);
-    sql("UPDATE %s SET data = concat(data, '3') WHERE id IN (4, 6, 8)", TABLE);
-    sql("CALL floe.system.rewrite_data_files(table => 'clm.t', options => map('rewrite-all', 'true'))");
-    sql("DELETE FROM %s WHERE id = 6", TABLE);
-    sql("INSERT INTO %s VALUES (10, 'j', 'x')", TABLE);
-    sql("DELETE FROM %s WHERE id = 8", TABLE);
+        + "WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", table);
+    sql("UPDATE %s SET data = concat(data, '3') WHERE id IN (4, 6, 8)", table);
+    sql("CALL floe.system.rewrite_data_files(table => '%s', options => map('rewrite-all', 'true'))", compacted);
+    sql("DELETE FROM %s WHERE id = 6", table);
+    sql("INSERT INTO %s VALUES (10, 'j', 'x')", table);
+    sql("DELETE FROM %s WHERE id = 8", table);
     // whole partitions (or, unpartitioned, rows of every file) of files that have deletes
-    sql("DELETE FROM %s WHERE cat = 'x'", TABLE);
+    sql("DELETE FROM %s WHERE cat = 'x'", table);
   }
 
   private static long summary(Snapshot snapshot, String key) {
@@ -128,9 +169,8 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
   @CsvSource({"2, false", "2, true", "3, false", "3, true"})
   void everySnapshotOfMergeOnReadDmlReadsAsSparksDifferenceOfItAndItsParent(
       int formatVersion, boolean partitioned) {
-    create(formatVersion, partitioned);
-    changeTheTable(partitioned);
-    List<Snapshot> snapshots = snapshots();
+    String table = changed(formatVersion, partitioned);
+    List<Snapshot> snapshots = snapshots(table);
     // the DML wrote delete files, and the compaction is among the snapshots
     assertThat(snapshots).anyMatch(s -> summary(s, "added-delete-files") > 0);
     assertThat(snapshots).extracting(Snapshot::operation).contains("replace");
@@ -141,8 +181,8 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
     } else {
       assertThat(summary(snapshots.get(4), "added-position-delete-files")).isPositive();
     }
-    List<String> expected = expectedChanges(snapshots);
-    assertThat(changes(Map.of())).isEqualTo(expected);
+    List<String> expected = expectedChanges(table, snapshots);
+    assertThat(changes(table, Map.of())).isEqualTo(expected);
     // the second DELETE reads as its own rows only, not those the first one deleted
     assertThat(expected)
         .filteredOn(row -> row.endsWith("," + snapshots.get(4).snapshotId() + "]"))
@@ -151,8 +191,8 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
             "[5,e,x,DELETE,4," + snapshots.get(4).snapshotId() + "]");
     // a range starting in the middle reads the same rows of its snapshots, numbered from 0
     List<Snapshot> tail = snapshots.subList(5, snapshots.size());
-    assertThat(changes(Map.of("start-snapshot-id", String.valueOf(snapshots.get(4).snapshotId()))))
-        .isEqualTo(expectedChanges(tail));
+    assertThat(changes(table, Map.of("start-snapshot-id", String.valueOf(snapshots.get(4).snapshotId()))))
+        .isEqualTo(expectedChanges(table, tail));
   }
 
   @Test
@@ -185,27 +225,25 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
 
   @Test
   void filtersOnAPartitionedMergeOnReadTableReadTheSameRowsAsSparkFilters() {
-    create(3, true);
-    changeTheTable(true);
-    List<Snapshot> snapshots = snapshots();
+    String table = changed(3, true);
+    List<Snapshot> snapshots = snapshots(table);
     List<String> expected = new ArrayList<>();
-    for (String row : expectedChanges(snapshots)) {
+    for (String row : expectedChanges(table, snapshots)) {
       if (row.split(",")[2].equals("y")) {
         expected.add(row);
       }
     }
     assertThat(expected).isNotEmpty();
-    assertThat(sorted(spark.sql("SELECT * FROM " + TABLE + ".changes WHERE cat = 'y'").collectAsList()))
+    assertThat(sorted(spark.sql("SELECT * FROM " + table + ".changes WHERE cat = 'y'").collectAsList()))
         .isEqualTo(expected);
   }
 
   @Test
   void tasksOfRowsDeletedByNewDeletesSurviveJavaAndKryoAndReadTheSameRows() throws Exception {
-    create(3, false);
-    changeTheTable(false);
+    String table = changed(3, false);
     TableCatalog catalog = (TableCatalog) spark.sessionState().catalogManager().catalog("floe");
     SupportsRead changelog =
-        (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"clm", "t"}, "changes"));
+        (SupportsRead) catalog.loadTable(Identifier.of(new String[] {"clm", "changed_3_u"}, "changes"));
     ChangelogScan scan =
         (ChangelogScan)
             changelog.newScanBuilder(new CaseInsensitiveStringMap(Map.of("split-size", "1"))).build();
@@ -228,7 +266,7 @@ class ChangelogMergeOnReadTest extends SparkTestBase {
         }
       }
       rows.sort(null);
-      assertThat(rows).isEqualTo(expectedChanges(snapshots()));
+      assertThat(rows).isEqualTo(expectedChanges(table, snapshots(table)));
     }
   }
 

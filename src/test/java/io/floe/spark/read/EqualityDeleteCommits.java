@@ -14,6 +14,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -75,6 +76,24 @@ public final class EqualityDeleteCommits {
       throw new UncheckedIOException(e);
     }
     return writer.toDataFile();
+  }
+
+  /**
+   * A deletion vector (format 3) of the given positions of one data file, written with Iceberg
+   * core's DV writer; it holds only these positions, so a caller replacing an older vector of the
+   * file passes the older positions too and removes the older vector in the same commit.
+   */
+  public static DeleteFile deletionVector(Table table, DataFile file, List<Long> positions) {
+    OutputFileFactory puffins = OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PUFFIN).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(puffins, path -> null);
+    try (BaseDVFileWriter closing = writer) {
+      for (long position : positions) {
+        closing.delete(file.location(), position, table.specs().get(file.specId()), file.partition());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return writer.result().deleteFiles().get(0);
   }
 
   /** Commits the delete files and data files as one snapshot. */

@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
  */
 class ChangelogStreamTest extends SparkTestBase {
   private static final String TABLE = "floe.cs.t";
+  // changed once by firstChanges and moreChanges, for the tests that only stream from it
+  private static final String CHANGED = "floe.cs.changed";
   // run -> micro-batch id -> its rows (id, data, type, ordinal, snapshot)
   private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
 
@@ -44,8 +46,11 @@ class ChangelogStreamTest extends SparkTestBase {
   private String run;
 
   @BeforeAll
-  static void namespace() {
+  static void changeTheSharedTable() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.cs");
+    create(CHANGED);
+    firstChanges(CHANGED);
+    moreChanges(CHANGED);
   }
 
   @BeforeEach
@@ -53,9 +58,12 @@ class ChangelogStreamTest extends SparkTestBase {
     checkpoints = Files.createTempDirectory("floe-changelog-checkpoints");
     run = checkpoints.getFileName().toString();
     BATCHES.put(run, new TreeMap<>());
+  }
+
+  private static void create(String table) {
     sql("CREATE TABLE %s (id BIGINT, data STRING) USING iceberg TBLPROPERTIES ('format-version'='3',"
         + " 'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read',"
-        + " 'write.merge.mode'='merge-on-read')", TABLE);
+        + " 'write.merge.mode'='merge-on-read')", table);
   }
 
   @AfterEach
@@ -69,6 +77,10 @@ class ChangelogStreamTest extends SparkTestBase {
   }
 
   private StreamingQuery start(String... options) throws TimeoutException {
+    return startOn(TABLE, options);
+  }
+
+  private StreamingQuery startOn(String table, String... options) throws TimeoutException {
     DataStreamReader reader = spark.readStream();
     for (int i = 0; i < options.length; i += 2) {
       reader = reader.option(options[i], options[i + 1]);
@@ -82,7 +94,7 @@ class ChangelogStreamTest extends SparkTestBase {
           }
           BATCHES.get(key).put(batchId, text);
         };
-    return reader.table(TABLE + ".changes").writeStream()
+    return reader.table(table + ".changes").writeStream()
         .option("checkpointLocation", checkpoints.resolve("q").toString())
         .trigger(Trigger.AvailableNow())
         .foreachBatch(record)
@@ -107,24 +119,28 @@ class ChangelogStreamTest extends SparkTestBase {
   }
 
   private static List<Snapshot> snapshots() {
+    return snapshots(TABLE);
+  }
+
+  private static List<Snapshot> snapshots(String name) {
     FloeCatalog catalog = (FloeCatalog) spark.sessionState().catalogManager().catalog("floe");
-    Table table = catalog.icebergCatalog().loadTable(TableIdentifier.parse("cs.t"));
+    Table table = catalog.icebergCatalog().loadTable(TableIdentifier.parse(name.substring("floe.".length())));
     return SnapshotHistory.ancestry(table);
   }
 
-  private static String version(Long id) {
-    return SnapshotHistory.asOf(TABLE, "id, data", id);
+  private static List<String> expected(List<Snapshot> range) {
+    return expected(TABLE, range);
   }
 
   /** Spark's changes of these snapshots (id, data, type, snapshot), compactions passed over. */
-  private static List<String> expected(List<Snapshot> range) {
+  private static List<String> expected(String table, List<Snapshot> range) {
     List<String> parts = new ArrayList<>();
     for (Snapshot snapshot : range) {
       if (snapshot.operation().equals("replace")) {
         continue;
       }
-      String before = version(snapshot.parentId());
-      String after = version(snapshot.snapshotId());
+      String before = SnapshotHistory.asOf(table, "id, data", snapshot.parentId());
+      String after = SnapshotHistory.asOf(table, "id, data", snapshot.snapshotId());
       parts.add(String.format("SELECT *, 'DELETE', %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
           snapshot.snapshotId(), before, after));
       parts.add(String.format("SELECT *, 'INSERT', %dL FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s)",
@@ -136,28 +152,30 @@ class ChangelogStreamTest extends SparkTestBase {
     return rows;
   }
 
-  private static void firstChanges() {
+  private static void firstChanges(String table) {
     sql("INSERT INTO %s SELECT /*+ REPARTITION(1) */ * FROM VALUES (1L, 'a'), (2L, 'b'), (3L, 'c'),"
-        + " (4L, 'd') AS v(id, data)", TABLE);
-    sql("DELETE FROM %s WHERE id = 2", TABLE);
-    sql("UPDATE %s SET data = 'c2' WHERE id = 3", TABLE);
+        + " (4L, 'd') AS v(id, data)", table);
+    sql("DELETE FROM %s WHERE id = 2", table);
+    sql("UPDATE %s SET data = 'c2' WHERE id = 3", table);
   }
 
-  private static void moreChanges() {
+  private static void moreChanges(String table) {
     sql("MERGE INTO %s t USING (SELECT 4L AS id, 'd2' AS data UNION ALL SELECT 5L, 'e') s"
-        + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", TABLE);
-    sql("CALL floe.system.rewrite_data_files(table => 'cs.t', options => map('rewrite-all', 'true'))");
-    sql("DELETE FROM %s WHERE id = 1", TABLE);
+        + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *", table);
+    sql("CALL floe.system.rewrite_data_files(table => '%s', options => map('rewrite-all', 'true'))",
+        table.substring("floe.".length()));
+    sql("DELETE FROM %s WHERE id = 1", table);
   }
 
   @Test
   void availableNowReadsEveryChangeOnceAndARestartGoesOnFromTheCheckpoint() throws Exception {
-    firstChanges();
+    create(TABLE);
+    firstChanges(TABLE);
     start().awaitTermination();
     List<Snapshot> first = snapshots();
     assertThat(allRows()).isEqualTo(expected(first)).anyMatch(row -> row.contains("DELETE"));
     int batchesBefore = batches().size();
-    moreChanges();
+    moreChanges(TABLE);
     start().awaitTermination();
     List<Snapshot> all = snapshots();
     assertThat(all).extracting(Snapshot::operation).contains("replace");
@@ -173,10 +191,8 @@ class ChangelogStreamTest extends SparkTestBase {
 
   @Test
   void aFileLimitEndsMicroBatchesBetweenSnapshotsAndOrdinalsCountWithinABatch() throws Exception {
-    firstChanges();
-    moreChanges();
-    start("streaming-max-files-per-micro-batch", "1").awaitTermination();
-    List<Snapshot> all = snapshots();
+    startOn(CHANGED, "streaming-max-files-per-micro-batch", "1").awaitTermination();
+    List<Snapshot> all = snapshots(CHANGED);
     long changing = all.stream().filter(s -> !s.operation().equals("replace")).count();
     Map<Long, List<String>> batches = batches();
     // every snapshot changes at least one file: one snapshot per micro-batch
@@ -185,24 +201,21 @@ class ChangelogStreamTest extends SparkTestBase {
       assertThat(batch).isNotEmpty().allMatch(row -> row.split(",")[3].equals("0"));
       assertThat(batch.stream().map(row -> row.split(",")[4]).distinct()).hasSize(1);
     }
-    assertThat(allRows()).isEqualTo(expected(all));
+    assertThat(allRows()).isEqualTo(expected(CHANGED, all));
   }
 
   @Test
   void streamFromTimestampStartsAtTheFirstSnapshotCommittedAtOrAfterIt() throws Exception {
-    firstChanges();
-    moreChanges();
-    List<Snapshot> all = snapshots();
-    start("stream-from-timestamp", String.valueOf(all.get(2).timestampMillis())).awaitTermination();
-    assertThat(allRows()).isEqualTo(expected(all.subList(2, all.size()))).isNotEmpty();
+    List<Snapshot> all = snapshots(CHANGED);
+    startOn(CHANGED, "stream-from-timestamp", String.valueOf(all.get(2).timestampMillis())).awaitTermination();
+    assertThat(allRows()).isEqualTo(expected(CHANGED, all.subList(2, all.size()))).isNotEmpty();
   }
 
   @Test
   void theOptionsOfABatchRangeFailAStream() {
-    firstChanges();
-    assertThatThrownBy(() -> start("start-snapshot-id", String.valueOf(snapshots().get(0).snapshotId()))
+    assertThatThrownBy(() -> startOn(CHANGED, "start-snapshot-id", String.valueOf(snapshots(CHANGED).get(0).snapshotId()))
             .awaitTermination())
-        .hasStackTraceContaining("Cannot read " + TABLE + ".changes as a stream: option 'start-snapshot-id'"
+        .hasStackTraceContaining("Cannot read " + CHANGED + ".changes as a stream: option 'start-snapshot-id'"
             + " chooses the snapshots of a batch read");
   }
 }
