@@ -109,13 +109,13 @@ class VariantInteropTest extends SparkTestBase {
       String table = shred ? "off_shredded" : "off_unshredded";
       // the session conf the official runtime reads when it writes (SparkWriteConf)
       official.run(
-          "SET spark.sql.iceberg.shred-variants=" + shred,
+          "SET `spark.sql.iceberg.shred-variants`=" + shred,
           "CREATE TABLE off.interop_variant." + table + " (id INT, v VARIANT) USING iceberg"
               + " TBLPROPERTIES ('format-version'='3')",
           "INSERT INTO off.interop_variant." + table + " SELECT id, parse_json(s) FROM "
               + values(shred),
           // the session serves the class's other checks: they write with the runtime's default
-          "RESET spark.sql.iceberg.shred-variants");
+          "RESET `spark.sql.iceberg.shred-variants`");
 
       assertThat(variantGroups(icebergTable(spark, "interop_variant." + table)))
           .as("the official runtime's files of " + table)
