@@ -4,7 +4,9 @@ import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.SparkTestBase;
+import java.io.IOException;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -18,9 +20,18 @@ class V3InteropTest extends SparkTestBase {
   private static final String LINEAGE =
       "SELECT id, c, _row_id, _last_updated_sequence_number FROM %s";
 
+  /** One official-runtime JVM for the class's checks (a JVM start costs several seconds). */
+  private static OfficialRuntime.Session official;
+
   @BeforeAll
-  static void createNamespace() {
+  static void createNamespace() throws IOException {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.interop_v3");
+    official = OfficialRuntime.session(warehouse);
+  }
+
+  @AfterAll
+  static void stopOfficialRuntime() throws IOException, InterruptedException {
+    official.close();
   }
 
   @Test
@@ -36,14 +47,14 @@ class V3InteropTest extends SparkTestBase {
     List<String> floe = canonicalRows(sql(LINEAGE, "floe.interop_v3.t"));
     assertThat(floe).hasSize(7).allMatch(row -> row.split(", ")[1].equals("7"));
     assertThat(floe.stream().map(row -> row.split(", ")[2]).distinct()).as("unique row ids").hasSize(7);
-    assertThat(OfficialRuntime.run(warehouse, String.format(LINEAGE, "off.interop_v3.t")))
+    assertThat(official.run(String.format(LINEAGE, "off.interop_v3.t")))
         .as("the official runtime reads Floe's row ids and defaults")
         .isEqualTo(floe);
 
-    OfficialRuntime.run(warehouse, "INSERT INTO off.interop_v3.t VALUES (10, 11), (12, 13)");
+    official.run("INSERT INTO off.interop_v3.t VALUES (10, 11), (12, 13)");
     List<String> afterOfficial = canonicalRows(sql(LINEAGE, "floe.interop_v3.t"));
     assertThat(afterOfficial).hasSize(9).containsAll(floe);
-    assertThat(OfficialRuntime.run(warehouse, String.format(LINEAGE, "off.interop_v3.t")))
+    assertThat(official.run(String.format(LINEAGE, "off.interop_v3.t")))
         .as("Floe reads the official runtime's appends as it does")
         .isEqualTo(afterOfficial);
   }
@@ -70,7 +81,7 @@ class V3InteropTest extends SparkTestBase {
             .map(row -> row.split(", ")[2]).sorted().toList())
         .as("the 16 first rows kept their ids through the rewrites")
         .isEqualTo(inserted.stream().map(row -> row.split(", ")[2]).sorted().toList());
-    assertThat(OfficialRuntime.run(warehouse, String.format(lineage, "off.interop_v3.rewritten")))
+    assertThat(official.run(String.format(lineage, "off.interop_v3.rewritten")))
         .as("the official runtime reads the lineage Floe's rewrites wrote")
         .isEqualTo(floe);
   }

@@ -8,6 +8,7 @@ import io.floe.spark.read.OfficialRuntime;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,9 +21,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the official runtime reads back.
  */
 class OfficialRuntimeInteropTest extends SparkTestBase {
+  /** One official-runtime JVM for the class's checks (a JVM start costs several seconds). */
+  private static OfficialRuntime.Session official;
+
   @BeforeAll
-  static void createNamespace() {
+  static void createNamespace() throws IOException {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.interop_mor");
+    official = OfficialRuntime.session(warehouse);
+  }
+
+  @AfterAll
+  static void stopOfficialRuntime() throws IOException, InterruptedException {
+    official.close();
   }
 
   @ParameterizedTest(name = "format v{0}")
@@ -63,6 +73,6 @@ class OfficialRuntimeInteropTest extends SparkTestBase {
 
   /** Runs statements in the official runtime over this test's warehouse (see {@link OfficialRuntime#run}). */
   private static List<String> official(String... statements) throws IOException, InterruptedException {
-    return OfficialRuntime.run(warehouse, statements);
+    return official.run(statements);
   }
 }

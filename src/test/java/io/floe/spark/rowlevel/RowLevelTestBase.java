@@ -104,6 +104,37 @@ abstract class RowLevelTestBase extends CatalogTestBase {
   }
 
   /**
+   * Spark's rows of each query, as sorted text, computed by one job instead of one per query: a
+   * {@code UNION ALL} of the queries, each row tagged with its query's index. The queries must
+   * have the same columns.
+   */
+  protected static List<List<String>> rowsOfEach(List<String> queries) {
+    List<String> tagged = new ArrayList<>();
+    for (int i = 0; i < queries.size(); i += 1) {
+      tagged.add("SELECT " + i + " AS floe_query_index, * FROM (" + queries.get(i) + ")");
+    }
+    List<List<Row>> grouped = new ArrayList<>();
+    queries.forEach(query -> grouped.add(new ArrayList<>()));
+    for (Row row : sql(String.join(" UNION ALL ", tagged))) {
+      grouped.get(row.getInt(0)).add(row);
+    }
+    List<List<String>> result = new ArrayList<>();
+    for (List<Row> rows : grouped) {
+      List<String> texts = new ArrayList<>();
+      for (Row row : rows) {
+        List<Object> values = new ArrayList<>();
+        for (int i = 1; i < row.size(); i += 1) {
+          values.add(row.get(i));
+        }
+        texts.add(format(values));
+      }
+      Collections.sort(texts);
+      result.add(texts);
+    }
+    return result;
+  }
+
+  /**
    * Asserts that the table holds the rows of the query over the view, through Floe and through
    * Iceberg's generic reader (so the change is in the table, not only hidden by Floe's reader).
    */

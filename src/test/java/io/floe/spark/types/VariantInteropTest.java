@@ -10,9 +10,7 @@ import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.OfficialRuntime;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.DataFile;
@@ -20,6 +18,7 @@ import org.apache.iceberg.Table;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,11 +34,20 @@ class VariantInteropTest extends SparkTestBase {
   private static final String SHAPE =
       "id, to_json(v), variant_get(v, '$.a', 'bigint'), is_variant_null(v), v IS NULL";
 
+  /** One official-runtime JVM for the class's checks (a JVM start costs several seconds). */
+  private static OfficialRuntime.Session official;
+
   @BeforeAll
-  static void createNamespace() {
+  static void createNamespace() throws IOException {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.interop_variant");
+    official = OfficialRuntime.session(warehouse);
     spark.sql("SELECT * FROM " + values(false)).createOrReplaceTempView("src");
     spark.sql("SELECT * FROM " + values(true)).createOrReplaceTempView("src_no_decimals");
+  }
+
+  @AfterAll
+  static void stopOfficialRuntime() throws IOException, InterruptedException {
+    official.close();
   }
 
   /**
@@ -90,8 +98,7 @@ class VariantInteropTest extends SparkTestBase {
     assertThat(bothPaths(spark, "SELECT " + SHAPE + " FROM floe.interop_variant.floe_written"))
         .isEqualTo(expected);
     assertThat(
-            OfficialRuntime.run(
-                warehouse, "SELECT " + SHAPE + " FROM off.interop_variant.floe_written"))
+            official.run("SELECT " + SHAPE + " FROM off.interop_variant.floe_written"))
         .as("the official runtime reads Floe's variants")
         .isEqualTo(expected);
   }
@@ -100,17 +107,15 @@ class VariantInteropTest extends SparkTestBase {
   void floeReadsTheOfficialRuntimesUnshreddedAndShreddedVariants() throws Exception {
     for (boolean shred : List.of(false, true)) {
       String table = shred ? "off_shredded" : "off_unshredded";
-      Map<String, String> conf = new LinkedHashMap<>();
-      conf.put("spark.sql.catalog.off", "org.apache.iceberg.spark.SparkCatalog");
-      conf.put("spark.sql.catalog.off.type", "hadoop");
-      conf.put("spark.sql.catalog.off.warehouse", warehouse.toUri().toString());
-      conf.put("spark.sql.iceberg.shred-variants", String.valueOf(shred));
-      OfficialRuntime.printedRows(
-          conf,
+      // the session conf the official runtime reads when it writes (SparkWriteConf)
+      official.run(
+          "SET `spark.sql.iceberg.shred-variants`=" + shred,
           "CREATE TABLE off.interop_variant." + table + " (id INT, v VARIANT) USING iceberg"
               + " TBLPROPERTIES ('format-version'='3')",
           "INSERT INTO off.interop_variant." + table + " SELECT id, parse_json(s) FROM "
-              + values(shred));
+              + values(shred),
+          // the session serves the class's other checks: they write with the runtime's default
+          "RESET `spark.sql.iceberg.shred-variants`");
 
       assertThat(variantGroups(icebergTable(spark, "interop_variant." + table)))
           .as("the official runtime's files of " + table)
@@ -142,9 +147,7 @@ class VariantInteropTest extends SparkTestBase {
                 spark, "SELECT " + ShreddingData.SHAPE + " FROM floe.interop_variant.floe_shredded"))
         .isEqualTo(expected);
     assertThat(
-            OfficialRuntime.run(
-                warehouse,
-                "SELECT " + ShreddingData.SHAPE + " FROM off.interop_variant.floe_shredded"))
+            official.run("SELECT " + ShreddingData.SHAPE + " FROM off.interop_variant.floe_shredded"))
         .as("the official runtime reads Floe's shredded variants")
         .isEqualTo(expected);
   }
@@ -156,9 +159,8 @@ class VariantInteropTest extends SparkTestBase {
    */
   @Test
   void floeReadsTheOfficialRuntimesShreddedVariantsOfEveryShapeAsItDoes() throws Exception {
-    List<String> official =
-        OfficialRuntime.run(
-            warehouse,
+    List<String> officialRows =
+        official.run(
             "CREATE TABLE off.interop_variant.off_shapes (id INT, v VARIANT) USING iceberg"
                 + " TBLPROPERTIES ('format-version'='3', 'write.parquet.shred-variants'='true')",
             "INSERT INTO off.interop_variant.off_shapes SELECT id, parse_json(s) FROM "
@@ -176,7 +178,7 @@ class VariantInteropTest extends SparkTestBase {
         canonicalRows(
             sql("SELECT " + ShreddingData.SHAPE + " FROM (SELECT id, parse_json(s) AS v FROM "
                 + ShreddingData.values(false) + ")"));
-    assertThat(official).as("the official runtime reads its own shredded variants").isEqualTo(expected);
+    assertThat(officialRows).as("the official runtime reads its own shredded variants").isEqualTo(expected);
     assertThat(
             bothPaths(spark, "SELECT " + ShreddingData.SHAPE + " FROM floe.interop_variant.off_shapes"))
         .as("Floe reads the official runtime's shredded variants")

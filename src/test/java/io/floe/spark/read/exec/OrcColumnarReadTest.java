@@ -1,5 +1,6 @@
 package io.floe.spark.read.exec;
 
+import static io.floe.spark.read.ReadPaths.bothPaths;
 import static io.floe.spark.read.ReadTestSupport.canonicalRows;
 import static io.floe.spark.read.ReadTestSupport.dataFiles;
 import static io.floe.spark.read.ReadTestSupport.floeScan;
@@ -25,15 +26,12 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * ORC data files (written by Floe with {@code write.format.default=orc}) read as columnar batches
@@ -116,7 +114,7 @@ class OrcColumnarReadTest extends SparkTestBase {
     assertThat(sparkOrcRows).hasSize(ROWS);
     // what was written, as Spark computes it, is what Spark's ORC reader reads back
     assertThat(sparkOrcRows).isEqualTo(canonicalRows(sql("SELECT %s FROM orc_src", COLUMNS)));
-    assertThat(bothPaths("SELECT " + COLUMNS + " FROM floe.orcv.types")).isEqualTo(sparkOrcRows);
+    assertThat(bothPaths(spark, "SELECT " + COLUMNS + " FROM floe.orcv.types")).isEqualTo(sparkOrcRows);
   }
 
   @ParameterizedTest
@@ -125,7 +123,7 @@ class OrcColumnarReadTest extends SparkTestBase {
           "arr", "m", "st.b", "cat"})
   void eachTypeAloneReadsAsSparksOrcReaderReadsIt(String column) {
     String query = "SELECT id, " + column + " FROM ";
-    assertThat(bothPaths(query + "floe.orcv.types"))
+    assertThat(bothPaths(spark, query + "floe.orcv.types"))
         .isEqualTo(canonicalRows(rows(query + "spark_orc_types")));
   }
 
@@ -149,10 +147,10 @@ class OrcColumnarReadTest extends SparkTestBase {
             + "   'n', CAST(timestamp_micros(id * 999999937 + 3) AS TIMESTAMP_NTZ)) AS st"
             + " FROM range(0, 3000)";
     spark.sql("INSERT INTO floe.orcv.zoned " + written);
-    assertThat(bothPaths("SELECT id, ts, ntz, st FROM floe.orcv.zoned"))
+    assertThat(bothPaths(spark, "SELECT id, ts, ntz, st FROM floe.orcv.zoned"))
         .isEqualTo(canonicalRows(rows(written)));
     String beforeEpoch = " WHERE ts < TIMESTAMP'1970-01-01 00:00:00Z'";
-    assertThat(bothPaths("SELECT id FROM floe.orcv.zoned" + beforeEpoch))
+    assertThat(bothPaths(spark, "SELECT id FROM floe.orcv.zoned" + beforeEpoch))
         .isEqualTo(canonicalRows(rows("SELECT id FROM (" + written + ")" + beforeEpoch)))
         .isNotEmpty();
   }
@@ -196,7 +194,7 @@ class OrcColumnarReadTest extends SparkTestBase {
   void filtersReturnTheRowsSparkComputes(String filter) {
     String query = "SELECT " + COLUMNS + " FROM {table} WHERE " + filter;
     List<String> expected = canonicalRows(rows(query.replace("{table}", "spark_orc_types")));
-    assertThat(bothPaths(query.replace("{table}", "floe.orcv.types")))
+    assertThat(bothPaths(spark, query.replace("{table}", "floe.orcv.types")))
         .as(filter)
         .isEqualTo(expected);
   }
@@ -204,7 +202,7 @@ class OrcColumnarReadTest extends SparkTestBase {
   @Test
   void metadataColumnsAndPartitionConstantsMatchTheRowPath() {
     List<String> rows =
-        bothPaths("SELECT id, cat, _file, _pos, _spec_id, _partition FROM floe.orcv.types");
+        bothPaths(spark, "SELECT id, cat, _file, _pos, _spec_id, _partition FROM floe.orcv.types");
     assertThat(rows).hasSize(ROWS);
     for (Row row :
         sql(
@@ -214,7 +212,7 @@ class OrcColumnarReadTest extends SparkTestBase {
       assertThat(row.getLong(2)).isEqualTo(row.getLong(0) - 1);
       assertThat(row.getLong(3)).isEqualTo(row.getLong(0));
     }
-    assertThat(bothPaths("SELECT DISTINCT _spec_id, _partition.cat, cat FROM floe.orcv.types"))
+    assertThat(bothPaths(spark, "SELECT DISTINCT _spec_id, _partition.cat, cat FROM floe.orcv.types"))
         .containsExactly("[0, null, null]", "[0, p, p]", "[0, q, q]");
   }
 
@@ -237,11 +235,11 @@ class OrcColumnarReadTest extends SparkTestBase {
     String expected =
         "SELECT id, IF(id % 100 = 1, 'updated', s) AS s, st, cat FROM orc_src"
             + " WHERE NOT (id % 10 = 3 OR s IS NULL)";
-    assertThat(bothPaths("SELECT id, s, st, cat FROM " + name))
+    assertThat(bothPaths(spark, "SELECT id, s, st, cat FROM " + name))
         .isEqualTo(canonicalRows(rows(expected)));
-    assertThat(bothPaths("SELECT count(*) FROM " + name))
+    assertThat(bothPaths(spark, "SELECT count(*) FROM " + name))
         .isEqualTo(canonicalRows(rows("SELECT count(*) FROM (" + expected + ")")));
-    assertThat(bothPaths("SELECT id, _pos FROM " + name + " WHERE cat = 'q' AND id < 500"))
+    assertThat(bothPaths(spark, "SELECT id, _pos FROM " + name + " WHERE cat = 'q' AND id < 500"))
         .hasSize(rows("SELECT * FROM (" + expected + ") WHERE cat = 'q' AND id < 500").size());
   }
 
@@ -263,12 +261,12 @@ class OrcColumnarReadTest extends SparkTestBase {
     assertThat(tasks).as("tasks of one ORC file of several stripes").isGreaterThan(1);
 
     String expected = "SELECT id, s FROM (" + written + ") WHERE id % 1000 <> 999";
-    assertThat(bothPaths("SELECT id, s FROM floe.orcv.stripes"))
+    assertThat(bothPaths(spark, "SELECT id, s FROM floe.orcv.stripes"))
         .isEqualTo(canonicalRows(rows(expected)));
     // the file holds the rows in id order, so a row's position is its id
-    assertThat(bothPaths("SELECT count(*) FROM floe.orcv.stripes WHERE _pos <> id"))
+    assertThat(bothPaths(spark, "SELECT count(*) FROM floe.orcv.stripes WHERE _pos <> id"))
         .containsExactly("[0]");
-    assertThat(bothPaths("SELECT id, _pos FROM floe.orcv.stripes WHERE id BETWEEN 30000 AND 30010"))
+    assertThat(bothPaths(spark, "SELECT id, _pos FROM floe.orcv.stripes WHERE id BETWEEN 30000 AND 30010"))
         .hasSize(11);
   }
 
@@ -295,38 +293,12 @@ class OrcColumnarReadTest extends SparkTestBase {
                     + " CAST(CAST(id / 8 AS DECIMAL(9,2)) AS DECIMAL(20,2)), CAST(NULL AS STRING)"
                     + " FROM range(50) UNION ALL SELECT id, id * 10000000000, id / 4,"
                     + " CAST(id / 8 AS DECIMAL(20,2)), concat('n', id) FROM range(50, 80)"));
-    assertThat(bothPaths("SELECT id, big, x, amount, note FROM floe.orcv.evolve"))
+    assertThat(bothPaths(spark, "SELECT id, big, x, amount, note FROM floe.orcv.evolve"))
         .isEqualTo(expected);
   }
 
   /** The rows of a query that may hold {@code %} (no format arguments). */
   private static List<Row> rows(String query) {
     return spark.sql(query).collectAsList();
-  }
-
-  /** The query's rows read columnar and as rows; both must agree, and the plan must say which. */
-  private static List<String> bothPaths(String query) {
-    spark.conf().set(FloeBatch.VECTORIZATION_CONF, "true");
-    List<String> columnar = run(query, true);
-    spark.conf().set(FloeBatch.VECTORIZATION_CONF, "false");
-    List<String> rows = run(query, false);
-    spark.conf().unset(FloeBatch.VECTORIZATION_CONF);
-    assertThat(columnar).as("columnar against rows for " + query).isEqualTo(rows);
-    return columnar;
-  }
-
-  private static List<String> run(String query, boolean columnar) {
-    Dataset<Row> df = spark.sql(query);
-    List<Row> rows = df.collectAsList();
-    SparkPlan plan = df.queryExecution().sparkPlan();
-    boolean sawScan = false;
-    for (SparkPlan leaf : CollectionConverters.asJava(plan.collectLeaves())) {
-      if (leaf instanceof BatchScanExec) {
-        sawScan = true;
-        assertThat(leaf.supportsColumnar()).as("columnar scan in " + query).isEqualTo(columnar);
-      }
-    }
-    assertThat(sawScan).as("a Floe scan in " + query).isTrue();
-    return canonicalRows(rows);
   }
 }
