@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
  * --packages} (the thin jar and its POM, installed into a throwaway Maven repository; the other
  * libraries come from the local Maven repository as a cache, or Maven Central) or with {@code
  * --jars} (the shaded runtime jar), and runs SQL that creates a partitioned table, inserts into it
- * and reads it back, and does the same with tables of ORC and Avro data files, in local mode and on
- * a standalone cluster whose executors are separate JVMs.
+ * and reads it back, does the same with tables of ORC and Avro data files, and imports Spark-written
+ * ORC files with {@code add_files}, in local mode and on a standalone cluster whose executors are
+ * separate JVMs.
  */
 @Tag("packaging")
 class SparkSubmitIT {
@@ -55,7 +56,22 @@ class SparkSubmitIT {
           + " TBLPROPERTIES ('write.format.default' = 'avro')",
       "INSERT INTO cat.db.avro_events VALUES (4, 'view'), (5, 'click')",
       "SELECT id, kind FROM cat.db.avro_events WHERE id > 4",
-      "SELECT file_format, sum(record_count) FROM cat.db.avro_events.files GROUP BY file_format");
+      "SELECT file_format, sum(record_count) FROM cat.db.avro_events.files GROUP BY file_format",
+      // an import of Spark-written ORC files: their TIMESTAMP holds the writer's local time, which
+      // Floe reads through the relocated ORC classes of the jar under test (the driver runs in
+      // America/Los_Angeles, a cluster's executors in the machine's zone)
+      "CREATE TABLE spark_catalog.default.orc_src (id BIGINT, ts TIMESTAMP, ntz TIMESTAMP_NTZ) USING orc",
+      "INSERT INTO spark_catalog.default.orc_src SELECT /*+ REPARTITION(1) */ * FROM VALUES"
+          + " (1, TIMESTAMP '2024-03-10 01:30:00', TIMESTAMP_NTZ '2024-03-10 02:30:00'),"
+          + " (2, TIMESTAMP '2024-07-01 12:00:00', TIMESTAMP_NTZ '2024-07-01 12:00:00'),"
+          + " (3, CAST(NULL AS TIMESTAMP), CAST(NULL AS TIMESTAMP_NTZ)) AS v(id, ts, ntz)",
+      "CREATE TABLE cat.db.imported (id BIGINT, ts TIMESTAMP, ntz TIMESTAMP_NTZ) USING iceberg",
+      "CALL cat.system.add_files(table => 'db.imported', source_table => 'spark_catalog.default.orc_src')",
+      "SELECT id, CAST(ts AS STRING), CAST(ntz AS STRING) FROM cat.db.imported ORDER BY id",
+      "SELECT id FROM cat.db.imported WHERE ts > TIMESTAMP '2024-03-10 01:00:00' ORDER BY id",
+      // Spark's own ORC reader of the same files, row for row, both ways
+      "SELECT count(*) FROM (SELECT * FROM cat.db.imported EXCEPT ALL SELECT * FROM spark_catalog.default.orc_src)",
+      "SELECT count(*) FROM (SELECT * FROM spark_catalog.default.orc_src EXCEPT ALL SELECT * FROM cat.db.imported)");
 
   private static final List<String> EXPECTED_ROWS = List.of(
       "1|click|2024-01-01",
@@ -68,7 +84,15 @@ class SparkSubmitIT {
       "2|view",
       "ORC|2",
       "5|click",
-      "AVRO|2");
+      "AVRO|2",
+      "1|1",
+      "1|2024-03-10 01:30:00|2024-03-10 02:30:00",
+      "2|2024-07-01 12:00:00|2024-07-01 12:00:00",
+      "3|null|null",
+      "1",
+      "2",
+      "0",
+      "0");
 
   private static Path root;
   private static SparkDistribution spark;
@@ -177,7 +201,7 @@ class SparkSubmitIT {
     args.addAll(STATEMENTS);
     return spark.run(
         "org.apache.spark.deploy.SparkSubmit",
-        List.of("-Xmx1g"),
+        List.of("-Xmx1g", "-Duser.timezone=America/Los_Angeles"),
         args,
         root.resolve(name + ".log"),
         root.resolve(name),
