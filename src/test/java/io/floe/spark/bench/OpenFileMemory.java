@@ -30,16 +30,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 public final class OpenFileMemory {
   private static final Schema SCHEMA =
-      new Schema(
-          Types.NestedField.optional(1, "id", Types.LongType.get()),
-          Types.NestedField.optional(2, "k", Types.LongType.get()),
-          Types.NestedField.optional(3, "v1", Types.DoubleType.get()),
-          Types.NestedField.optional(4, "v2", Types.DoubleType.get()),
-          Types.NestedField.optional(5, "s1", Types.StringType.get()),
-          Types.NestedField.optional(6, "s2", Types.StringType.get()),
-          Types.NestedField.optional(7, "d", Types.DateType.get()),
-          Types.NestedField.optional(8, "ts", Types.TimestampType.withZone()),
-          Types.NestedField.optional(9, "p", Types.IntegerType.get()));
+      SyntheticSchema.with(Types.NestedField.optional(9, "p", Types.IntegerType.get()));
 
   private OpenFileMemory() {}
 

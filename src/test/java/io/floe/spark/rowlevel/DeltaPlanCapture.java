@@ -37,9 +37,20 @@ public final class DeltaPlanCapture implements QueryExecutionListener {
   @Override
   public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
 
+  /** Forgets the captured plan, so that a test sees only the plans of its own statements. */
+  public void reset() {
+    delta = null;
+  }
+
+  /** The last captured plan; fails when there is none. */
+  public SparkPlan lastPlan() {
+    assertThat(delta).as("the plan of a merge-on-read statement").isNotNull();
+    return delta;
+  }
+
   /** The scan of the target table in the last captured plan; fails when there is none. */
   public BatchScanExec targetScan() {
-    assertThat(delta).as("the statement's plan").isNotNull();
+    SparkPlan delta = lastPlan();
     for (SparkPlan node : ScanPlans.nodes(delta, false)) {
       if (node instanceof BatchScanExec scan
           && scan.scan() instanceof FloeScan floe

@@ -10,16 +10,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Table;
-import org.apache.spark.sql.execution.CommandResultExec;
-import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SortExec;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.util.QueryExecutionListener;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,23 +41,8 @@ class MergeOnReadFanoutTest extends SparkTestBase {
   private static final int ROWS = 3_000;
   private static final int APPENDS = 4;
 
-  private final List<SparkPlan> deltaPlans = new CopyOnWriteArrayList<>();
-  private final QueryExecutionListener listener =
-      new QueryExecutionListener() {
-        @Override
-        public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
-          SparkPlan plan = qe.executedPlan();
-          if (plan instanceof CommandResultExec command) {
-            plan = command.commandPhysicalPlan();
-          }
-          if (plan.toString().contains("WriteDelta")) {
-            deltaPlans.add(plan);
-          }
-        }
-
-        @Override
-        public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
-      };
+  // the table name is not looked at: positionSorts reads the whole plan
+  private final DeltaPlanCapture capture = new DeltaPlanCapture("fanout.");
 
   @BeforeAll
   static void createNamespaceAndViews() {
@@ -87,13 +67,13 @@ class MergeOnReadFanoutTest extends SparkTestBase {
 
   @BeforeEach
   void listen() {
-    deltaPlans.clear();
-    spark.listenerManager().register(listener);
+    capture.reset();
+    spark.listenerManager().register(capture);
   }
 
   @AfterEach
   void stopListening() {
-    spark.listenerManager().unregister(listener);
+    spark.listenerManager().unregister(capture);
   }
 
   /** A merge-on-read table whose data files hold the view's ids in hash order, not id order. */
@@ -130,9 +110,7 @@ class MergeOnReadFanoutTest extends SparkTestBase {
     } catch (TimeoutException e) {
       throw new IllegalStateException("Spark's listeners did not catch up", e);
     }
-    assertThat(deltaPlans).as("a merge-on-read write ran").isNotEmpty();
-    SparkPlan plan = deltaPlans.get(deltaPlans.size() - 1);
-    return ScanPlans.nodes(plan, false).stream()
+    return ScanPlans.nodes(capture.lastPlan(), false).stream()
         .filter(SortExec.class::isInstance)
         .map(SortExec.class::cast)
         .filter(sort -> sort.sortOrder().mkString(",").contains("_pos"))

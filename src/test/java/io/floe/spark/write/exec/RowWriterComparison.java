@@ -1,5 +1,6 @@
 package io.floe.spark.write.exec;
 
+import io.floe.spark.bench.SyntheticSchema;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -21,7 +22,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetUtil;
-import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -67,16 +67,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * {@code RowWriterComparisonTest} runs it small and checks that both files agree.
  */
 public final class RowWriterComparison {
-  static final Schema SCHEMA =
-      new Schema(
-          Types.NestedField.optional(1, "id", Types.LongType.get()),
-          Types.NestedField.optional(2, "k", Types.LongType.get()),
-          Types.NestedField.optional(3, "v1", Types.DoubleType.get()),
-          Types.NestedField.optional(4, "v2", Types.DoubleType.get()),
-          Types.NestedField.optional(5, "s1", Types.StringType.get()),
-          Types.NestedField.optional(6, "s2", Types.StringType.get()),
-          Types.NestedField.optional(7, "d", Types.DateType.get()),
-          Types.NestedField.optional(8, "ts", Types.TimestampType.withZone()));
+  static final Schema SCHEMA = SyntheticSchema.COLUMNS;
 
   /** The same columns as Spark sees them, each carrying its Iceberg field id for Parquet. */
   static final StructType SPARK_SCHEMA =
