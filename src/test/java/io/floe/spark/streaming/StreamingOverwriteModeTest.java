@@ -246,6 +246,27 @@ class StreamingOverwriteModeTest extends SparkTestBase {
     assertThat(files).isGreaterThan(4);
     assertThat(nonEmptyBatches()).hasSize(files);
     assertThat(emitted()).isEqualTo(expected);
+
+    // a row limit of one also ends every batch with its first file
+    BATCHES.get(run).clear();
+    deleteRecursively(checkpoints.resolve("q"));
+    StreamingQuery byRows = addedRows(Trigger.AvailableNow(), "streaming-max-rows-per-micro-batch", "1");
+    byRows.awaitTermination();
+    assertThat(nonEmptyBatches()).hasSize(files);
+    assertThat(emitted()).isEqualTo(expected);
+  }
+
+  @Test
+  void theCommitTimesOfBatchReadsFailAStream() throws Exception {
+    create(2);
+    append(0, 4, 1);
+    long now = System.currentTimeMillis();
+    StreamingQuery query = start(Trigger.AvailableNow(), "start-timestamp", String.valueOf(now - 60_000));
+    assertThatThrownBy(query::awaitTermination)
+        .isInstanceOf(StreamingQueryException.class)
+        .hasMessageContaining("Cannot read " + TABLE + " as a stream: option 'start-timestamp' chooses the"
+            + " snapshots of a batch read");
+    assertThat(nonEmptyBatches()).isEmpty();
   }
 
   @Test
