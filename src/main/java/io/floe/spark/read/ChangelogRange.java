@@ -3,9 +3,7 @@ package io.floe.spark.read;
 import java.io.Serializable;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * The snapshots a changelog read covers, from its read options as the official runtime names and
@@ -13,7 +11,7 @@ import org.apache.iceberg.util.SnapshotUtil;
  * #START_TIMESTAMP} (exclusive: a snapshot committed at exactly that millisecond is not read), and
  * {@value StreamingReadOptionNames#END_SNAPSHOT_ID} or {@value #END_TIMESTAMP} (inclusive). Without
  * a start the changelog begins at the table's first snapshot; without an end it ends at the current
- * one.
+ * one. The resolution is {@link SnapshotTimeRange}'s, shared with incremental reads.
  *
  * @param startSnapshotId the snapshot after which changes are read, or null for the first snapshot
  * @param endSnapshotId the last snapshot read, or null for the current one
@@ -22,9 +20,9 @@ import org.apache.iceberg.util.SnapshotUtil;
 public record ChangelogRange(Long startSnapshotId, Long endSnapshotId, boolean empty)
     implements Serializable {
   /** The changelog's start as a commit time in epoch milliseconds (exclusive). */
-  public static final String START_TIMESTAMP = "start-timestamp";
+  public static final String START_TIMESTAMP = StreamingReadOptionNames.START_TIMESTAMP;
   /** The changelog's end as a commit time in epoch milliseconds (inclusive). */
-  public static final String END_TIMESTAMP = "end-timestamp";
+  public static final String END_TIMESTAMP = StreamingReadOptionNames.END_TIMESTAMP;
 
   /**
    * The range the options ask for.
@@ -34,61 +32,16 @@ public record ChangelogRange(Long startSnapshotId, Long endSnapshotId, boolean e
    *     the table does not have
    */
   static ChangelogRange fromOptions(String name, Table table, Map<String, String> options) {
-    Long startId = longOption(name, options, StreamingReadOptionNames.START_SNAPSHOT_ID);
-    Long endId = longOption(name, options, StreamingReadOptionNames.END_SNAPSHOT_ID);
-    Long startTimestamp = longOption(name, options, START_TIMESTAMP);
-    Long endTimestamp = longOption(name, options, END_TIMESTAMP);
-    if (startId != null && startTimestamp != null) {
-      throw bothGiven(name, StreamingReadOptionNames.START_SNAPSHOT_ID, START_TIMESTAMP);
-    }
-    if (endId != null && endTimestamp != null) {
-      throw bothGiven(name, StreamingReadOptionNames.END_SNAPSHOT_ID, END_TIMESTAMP);
-    }
-    if (startTimestamp != null && endTimestamp != null && startTimestamp >= endTimestamp) {
-      throw new IllegalArgumentException(
-          "Cannot read " + name + ": " + START_TIMESTAMP + " (" + startTimestamp
-              + ") must be before " + END_TIMESTAMP + " (" + endTimestamp + ")");
-    }
+    Long startId = SnapshotTimeRange.longOption(name, options, StreamingReadOptionNames.START_SNAPSHOT_ID);
+    Long endId = SnapshotTimeRange.longOption(name, options, StreamingReadOptionNames.END_SNAPSHOT_ID);
+    Long startTimestamp = SnapshotTimeRange.longOption(name, options, START_TIMESTAMP);
+    Long endTimestamp = SnapshotTimeRange.longOption(name, options, END_TIMESTAMP);
+    SnapshotTimeRange.checkCombination(name, "changelogs", startId, endId, startTimestamp, endTimestamp);
     requireSnapshot(name, table, StreamingReadOptionNames.START_SNAPSHOT_ID, startId);
     requireSnapshot(name, table, StreamingReadOptionNames.END_SNAPSHOT_ID, endId);
-    if (startTimestamp != null) {
-      Snapshot current = table.currentSnapshot();
-      if (current == null || startTimestamp > current.timestampMillis()) {
-        return new ChangelogRange(null, null, true);
-      }
-      startId = startAfter(table, startTimestamp);
-    }
-    if (endTimestamp != null) {
-      endId = lastAtOrBefore(table, endTimestamp);
-      if ((startId == null && endId == null) || (startId != null && startId.equals(endId))) {
-        return new ChangelogRange(null, null, true);
-      }
-    }
-    return new ChangelogRange(startId, endId, false);
-  }
-
-  /**
-   * The exclusive start for a start time: the oldest ancestor committed at or after it, if at
-   * exactly that time, else that ancestor's parent (null when it is the first snapshot).
-   */
-  private static Long startAfter(Table table, long timestampMillis) {
-    Snapshot oldestAfter = SnapshotUtil.oldestAncestorAfter(table, timestampMillis);
-    if (oldestAfter == null) {
-      return null;
-    }
-    return oldestAfter.timestampMillis() == timestampMillis
-        ? Long.valueOf(oldestAfter.snapshotId())
-        : oldestAfter.parentId();
-  }
-
-  /** The newest ancestor of the current snapshot committed at or before the time, or null. */
-  private static Long lastAtOrBefore(Table table, long timestampMillis) {
-    for (Snapshot snapshot : SnapshotUtil.currentAncestors(table)) {
-      if (snapshot.timestampMillis() <= timestampMillis) {
-        return snapshot.snapshotId();
-      }
-    }
-    return null;
+    SnapshotTimeRange range =
+        SnapshotTimeRange.resolve(table, startId, endId, startTimestamp, endTimestamp);
+    return new ChangelogRange(range.startSnapshotId(), range.endSnapshotId(), range.empty());
   }
 
   /** The options without the changelog's own, for {@link ReadOptions#resolve}. */
@@ -98,29 +51,10 @@ public record ChangelogRange(Long startSnapshotId, Long endSnapshotId, boolean e
     return rest;
   }
 
-  private static IllegalArgumentException bothGiven(String name, String first, String second) {
-    return new IllegalArgumentException(
-        "Cannot read " + name + ": cannot set both " + first + " and " + second + " for changelogs");
-  }
-
   private static void requireSnapshot(String name, Table table, String option, Long id) {
     if (id != null && table.snapshot(id) == null) {
       throw new IllegalArgumentException(
           "Cannot read " + name + ": option '" + option + "' names no snapshot of the table: " + id);
     }
-  }
-
-  private static Long longOption(String name, Map<String, String> options, String option) {
-    for (Map.Entry<String, String> entry : options.entrySet()) {
-      if (entry.getKey().equalsIgnoreCase(option)) {
-        try {
-          return Long.parseLong(entry.getValue().trim());
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(
-              "Cannot read " + name + ": option '" + option + "' is not a number: " + entry.getValue(), e);
-        }
-      }
-    }
-    return null;
   }
 }

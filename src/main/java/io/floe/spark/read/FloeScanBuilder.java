@@ -2,7 +2,6 @@ package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.plan.DistinctCounts;
-import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
 import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
@@ -345,9 +344,7 @@ public final class FloeScanBuilder
     }
     ScanPlanner.Plan plan =
         incremental != null
-            ? IncrementalPlanner.plan(
-                table, incremental.startSnapshotId(), incremental.endSnapshotId(), filter,
-                options.planOptions())
+            ? incremental.plan(table, filter, options.planOptions())
             : ScanPlanner.plan(
                 table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
     FloeScan scan =

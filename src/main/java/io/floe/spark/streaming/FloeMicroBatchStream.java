@@ -3,6 +3,7 @@ package io.floe.spark.streaming;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.StreamingReadOptionNames;
 import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.TaskGroup;
 import java.util.ArrayList;
@@ -63,9 +64,28 @@ public final class FloeMicroBatchStream
     Objects.requireNonNull(loader, "loader is null");
     this.scan = Objects.requireNonNull(scan, "scan is null");
     this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
+    refuseBatchRangeTimes(scan.tableName(), options);
     this.settings = StreamingReadSettings.resolve(scan.tableName(), options, SQLConf.get());
     this.stream = new StreamTable(loader.load(), scan.tableName(), settings);
     this.table = stream.table();
+  }
+
+  /**
+   * Fails the commit times of an incremental batch read: a stream would not honour them (it starts
+   * at its own place), and before batch reads took them a stream refused them as unknown options.
+   */
+  private static void refuseBatchRangeTimes(String tableName, Map<String, String> options) {
+    for (String key : options.keySet()) {
+      for (String option :
+          List.of(StreamingReadOptionNames.START_TIMESTAMP, StreamingReadOptionNames.END_TIMESTAMP)) {
+        if (key.equalsIgnoreCase(option)) {
+          throw new IllegalArgumentException(
+              "Cannot read " + tableName + " as a stream: option '" + option + "' chooses the"
+                  + " snapshots of a batch read; a stream starts at the table's oldest snapshot or at "
+                  + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
+        }
+      }
+    }
   }
 
   public StreamingReadSettings settings() {

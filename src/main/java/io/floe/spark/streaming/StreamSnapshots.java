@@ -14,7 +14,9 @@ import org.apache.iceberg.util.SnapshotUtil;
  * Which snapshots a stream source reads, and in what order: the current snapshot's ancestry,
  * oldest first, from the stream's start. Appends are read; compactions ({@code replace}) are
  * passed over; {@code delete} and {@code overwrite} snapshots fail the stream unless their skip
- * option is set, as in the official runtime.
+ * option is set, as in the official runtime, except that with {@code
+ * streaming-overwrite-mode=added-rows} an {@code overwrite} snapshot is read like an append (the
+ * data files it added).
  */
 final class StreamSnapshots {
   private StreamSnapshots() {}
@@ -23,8 +25,9 @@ final class StreamSnapshots {
    * Whether the stream reads the snapshot's files; a snapshot read with all its files (the start
    * of a stream over a table whose older history is gone) is always read.
    *
-   * @throws IllegalStateException for a delete or overwrite snapshot without its skip option, and
-   *     for an operation Iceberg does not define
+   * @throws IllegalStateException for a delete snapshot without its skip option, an overwrite
+   *     snapshot with neither its skip option nor {@code added-rows}, and for an operation Iceberg
+   *     does not define
    */
   static boolean reads(Snapshot snapshot, boolean allFiles, StreamingReadSettings settings) {
     if (allFiles) {
@@ -47,11 +50,16 @@ final class StreamSnapshots {
         }
         return false;
       case DataOperations.OVERWRITE:
+        if (settings.readsOverwrites()) {
+          return true;
+        }
         if (!settings.skipOverwrites()) {
           throw new IllegalStateException(
               "Cannot process overwrite snapshot: " + snapshot.snapshotId()
                   + ", to ignore overwrites, set " + StreamingReadOptionNames.SKIP_OVERWRITE_SNAPSHOTS
-                  + "=true");
+                  + "=true, or to read the rows it added, set "
+                  + StreamingReadOptionNames.STREAMING_OVERWRITE_MODE + "="
+                  + StreamingReadOptionNames.OVERWRITE_MODE_ADDED_ROWS);
         }
         return false;
       default:

@@ -4,6 +4,7 @@ import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.StreamingReadOptionNames;
 import io.floe.spark.util.OptionResolver;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.internal.SQLConf;
 
@@ -21,6 +22,8 @@ import org.apache.spark.sql.internal.SQLConf;
  * @param skipOverwrites pass over {@code overwrite} snapshots instead of failing
  * @param pollingIntervalMs the least time between two loads of the table's metadata while looking
  *     for new snapshots; 0 loads it at every trigger
+ * @param overwriteMode whether {@code overwrite} snapshots are read ({@link
+ *     StreamOverwriteMode#ADDED_ROWS}) or fail / are skipped as {@code skipOverwrites} says
  */
 public record StreamingReadSettings(
     long fromTimestamp,
@@ -28,7 +31,8 @@ public record StreamingReadSettings(
     int maxRows,
     boolean skipDeletes,
     boolean skipOverwrites,
-    long pollingIntervalMs) {
+    long pollingIntervalMs,
+    StreamOverwriteMode overwriteMode) {
 
   public StreamingReadSettings {
     if (maxFiles <= 0 || maxRows <= 0) {
@@ -42,6 +46,21 @@ public record StreamingReadSettings(
           "Cannot read a stream: option '" + StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS
               + "' must not be negative, not " + pollingIntervalMs);
     }
+    Objects.requireNonNull(overwriteMode, "overwriteMode is null");
+    if (skipOverwrites && overwriteMode == StreamOverwriteMode.ADDED_ROWS) {
+      // one asks to pass over the rows an overwrite added, the other to read them: neither wins
+      // silently, so the stream does not drop or emit rows its author did not expect
+      throw new IllegalArgumentException(
+          "Cannot read a stream: options '" + StreamingReadOptionNames.SKIP_OVERWRITE_SNAPSHOTS
+              + "=true' and '" + StreamingReadOptionNames.STREAMING_OVERWRITE_MODE + "="
+              + StreamOverwriteMode.ADDED_ROWS.value() + "' contradict each other: the first passes"
+              + " over overwrite snapshots, the second reads the rows they added; set only one");
+    }
+  }
+
+  /** Whether the stream reads the rows {@code overwrite} snapshots added. */
+  public boolean readsOverwrites() {
+    return overwriteMode == StreamOverwriteMode.ADDED_ROWS;
   }
 
   /** Spark's read limit of these settings: files, rows, both, or all that is available. */
@@ -71,6 +90,12 @@ public record StreamingReadSettings(
         resolver.intValue(StreamingReadOptionNames.MAX_ROWS_PER_MICRO_BATCH, null, Integer.MAX_VALUE),
         resolver.booleanValue(StreamingReadOptionNames.SKIP_DELETE_SNAPSHOTS, null, false),
         resolver.booleanValue(StreamingReadOptionNames.SKIP_OVERWRITE_SNAPSHOTS, null, false),
-        resolver.longValue(StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS, null, 0L));
+        resolver.longValue(StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS, null, 0L),
+        overwriteMode(tableName, resolver));
+  }
+
+  private static StreamOverwriteMode overwriteMode(String tableName, OptionResolver resolver) {
+    String value = resolver.string(StreamingReadOptionNames.STREAMING_OVERWRITE_MODE, null);
+    return value == null ? StreamOverwriteMode.NONE : StreamOverwriteMode.parse(tableName, value);
   }
 }

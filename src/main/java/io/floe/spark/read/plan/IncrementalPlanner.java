@@ -24,21 +24,24 @@ public final class IncrementalPlanner {
   private IncrementalPlanner() {}
 
   /**
-   * @param startSnapshotId the snapshot after which appends are read (exclusive)
+   * @param startSnapshotId the snapshot after which appends are read (exclusive), or null to read
+   *     the appends of the end's whole ancestry
    * @param endSnapshotId the last snapshot whose appends are read (inclusive)
    * @param filter the scan's filter, in the table's current column names
    * @throws IllegalArgumentException when the start is not an ancestor of the end (Iceberg's
    *     message)
    */
   public static ScanPlanner.Plan plan(
-      Table table, long startSnapshotId, long endSnapshotId, Expression filter, PlanOptions options) {
+      Table table, Long startSnapshotId, long endSnapshotId, Expression filter, PlanOptions options) {
     long start = System.nanoTime();
     IncrementalAppendScan scan =
         table.newIncrementalAppendScan()
-            .fromSnapshotExclusive(startSnapshotId)
             .toSnapshot(endSnapshotId)
             .caseSensitive(options.caseSensitive())
             .filter(filter);
+    if (startSnapshotId != null) {
+      scan = scan.fromSnapshotExclusive(startSnapshotId);
+    }
     List<FileScanTask> tasks = new ArrayList<>();
     try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
       planned.forEach(tasks::add);
@@ -53,6 +56,11 @@ public final class IncrementalPlanner {
         table.name(), startSnapshotId, endSnapshotId, tasks.size(), groups.size(), millis);
     return new ScanPlanner.Plan(
         List.copyOf(groups), ScanLayout.unordered(splitSize), new DriverMetrics(millis, groups.size(), 0));
+  }
+
+  /** The plan of an incremental read whose range holds no snapshot: no task groups. */
+  public static ScanPlanner.Plan nothing() {
+    return new ScanPlanner.Plan(List.of(), ScanLayout.unordered(1), new DriverMetrics(0, 0, 0));
   }
 
   /**
