@@ -94,7 +94,7 @@ def main():
             fields = dict(p.split("=", 1) for p in parts[3:] if "=" in p)
             print(f"{os.path.basename(log)} {scenario} {engine}: "
                   + " ".join(f"{k}={v}" for k, v in fields.items()
-                             if k not in ("pid", "startUptimeMs", "endUptimeMs")))
+                             if k not in ("pid", "startUptimeMs", "endUptimeMs", "startMillis", "endMillis")))
             start, end = float(fields["startUptimeMs"]), float(fields["endUptimeMs"])
             pid = fields["pid"]
             for kind, path, name_of in (

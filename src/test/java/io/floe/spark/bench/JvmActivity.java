@@ -71,6 +71,7 @@ final class JvmActivity {
   private final long startUptimeMs;
   private final long startMillis;
   private long endUptimeMs;
+  private long endMillis;
   private Map<String, Long> after;
 
   private JvmActivity(Map<String, Long> before, long startUptimeMs, long startMillis) {
@@ -103,6 +104,7 @@ final class JvmActivity {
   /** Ends the section: call right after the timed action, before anything else runs. */
   void end() {
     endUptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+    endMillis = System.currentTimeMillis();
     after = counters();
   }
 
@@ -114,12 +116,14 @@ final class JvmActivity {
         new StringBuilder(
             String.format(
                 Locale.ROOT,
-                "ACTIVITY %s %s pid=%d startUptimeMs=%d endUptimeMs=%d",
+                "ACTIVITY %s %s pid=%d startUptimeMs=%d endUptimeMs=%d startMillis=%d endMillis=%d",
                 scenario,
                 engine,
                 ProcessHandle.current().pid(),
                 startUptimeMs,
-                endUptimeMs));
+                endUptimeMs,
+                startMillis,
+                endMillis));
     for (String[] counter : COUNTERS) {
       Long end = after.get(counter[1]);
       Long start = before.get(counter[1]);
@@ -222,7 +226,8 @@ final class JvmActivity {
     if (threadName.startsWith("Executor task")) {
       return "tasks";
     }
-    return threadName.equals("main") ? "main" : "other";
+    // the launcher's main thread keeps the process's name
+    return threadName.equals("main") || threadName.equals("java") ? "main" : "other";
   }
 
   /**
