@@ -87,6 +87,7 @@ rm -rf "$WORK/bench-classes" && mkdir -p "$WORK/bench-classes"
 # the tpch jar, which are only on the generator JVM's classpath.
 javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")" \
   "$ROOT"/src/test/java/io/floe/spark/bench/BenchMain.java \
+  "$ROOT"/src/test/java/io/floe/spark/bench/JvmActivity.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/PlanningTableGenerator.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/MaintenanceScenario.java \
   "$ROOT"/src/test/java/io/floe/spark/bench/StreamingScenario.java \

@@ -200,10 +200,17 @@ public final class BenchMain {
             prepareInsert(spark, scenario, engine);
           }
           heap.start();
+          JvmActivity activity = isInsert(scenario) ? null : JvmActivity.start(spark);
           long start = System.nanoTime();
           String answer = runScenario(spark, engine, dataDir, scenario);
           double seconds = (System.nanoTime() - start) / 1e9;
+          if (activity != null) {
+            activity.end();
+          }
           String heapUse = heap.stop();
+          if (activity != null) {
+            activity.print(scenario, engine);
+          }
           String files = "-";
           if (isInsert(scenario)) {
             String target = insertTarget(scenario, engine);
@@ -239,10 +246,17 @@ public final class BenchMain {
     int runs = Integer.getInteger("bench.warm.runs", DEFAULT_WARM_RUNS);
     for (int i = 0; i < runs; i++) {
       heap.start();
+      JvmActivity activity = JvmActivity.start(spark);
       long start = System.nanoTime();
       String answer = runScenario(spark, engine, dataDir, scenario);
       double seconds = (System.nanoTime() - start) / 1e9;
+      if (activity != null) {
+        activity.end();
+      }
       printResult(scenario + "-warm", engine, seconds, answer, "-", heap.stop());
+      if (activity != null) {
+        activity.print(scenario + "-warm", engine);
+      }
     }
   }
 
