@@ -656,13 +656,22 @@ public final class BenchMain {
               + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
         };
     heap.start();
+    long startMillis = System.currentTimeMillis();
     long start = System.nanoTime();
     spark.sql(statement);
     double seconds = (System.nanoTime() - start) / 1e9;
+    long endMillis = System.currentTimeMillis();
     String heapUse = heap.stop();
     String files = answer(spark.sql("SELECT count(*) FROM " + target + ".data_files").first())
         + "+" + answer(spark.sql("SELECT count(*) FROM " + target + ".delete_files").first());
     printResult(scenario, engine, seconds, "done", files, heapUse);
+    // to the log (stderr): what the statement's commit changed, and the timed window for a profile
+    System.err.println(
+        "DML-SUMMARY " + scenario + " " + engine + " window=" + startMillis + "-" + endMillis + " "
+            + spark.sql(
+                    "SELECT summary FROM " + target + ".snapshots ORDER BY committed_at DESC LIMIT 1")
+                .first()
+                .getMap(0));
 
     heap.start();
     start = System.nanoTime();
@@ -670,7 +679,10 @@ public final class BenchMain {
         answer(spark.sql("SELECT count(*), sum(hash(" + COLUMNS + ")) FROM " + target).first());
     seconds = (System.nanoTime() - start) / 1e9;
     printResult("scan-after-" + scenario, engine, seconds, answer, "-", heap.stop());
-    spark.sql("DROP TABLE IF EXISTS " + target + purge);
+    // -Dbench.dml.keep=true keeps the changed table, so that its files can be inspected afterwards
+    if (!Boolean.getBoolean("bench.dml.keep")) {
+      spark.sql("DROP TABLE IF EXISTS " + target + purge);
+    }
   }
 
   private static boolean isInsert(String scenario) {
