@@ -149,6 +149,128 @@ class StreamingSourceTest extends SparkTestBase {
     return ids;
   }
 
+  private static long currentSnapshotId() {
+    return StreamTables.load(warehouse, "s", "src").currentSnapshot().snapshotId();
+  }
+
+  /** The ids Spark sees added after one snapshot up to another: time travel, EXCEPT ALL. */
+  private static List<Long> idsAddedBetween(long after, long upTo) {
+    return tableIds("SELECT id FROM floe.s.src VERSION AS OF " + upTo
+        + " EXCEPT ALL SELECT id FROM floe.s.src VERSION AS OF " + after);
+  }
+
+  /** The ids of the incremental batch read after {@code after}, up to the current snapshot. */
+  private static List<Long> incrementalIds(long after) {
+    List<Long> ids = new ArrayList<>();
+    for (Row row : spark.read().option("start-snapshot-id", String.valueOf(after)).table("floe.s.src")
+        .select("id").collectAsList()) {
+      ids.add(row.getLong(0));
+    }
+    ids.sort(null);
+    return ids;
+  }
+
+  /** The message of the stream's failure with these options; the checkpoint is removed after. */
+  private String failureOf(String... options) throws Exception {
+    StreamingQuery query = start(Trigger.AvailableNow(), options);
+    try {
+      query.awaitTermination();
+    } catch (StreamingQueryException e) {
+      return e.getMessage();
+    } finally {
+      deleteRecursively(checkpoints.resolve("q"));
+    }
+    throw new AssertionError("the stream with " + List.of(options) + " did not fail");
+  }
+
+  @Test
+  void startSnapshotIdStartsAfterItAndRestartsGoOnFromTheCheckpoint() throws Exception {
+    append(0, 5, 1);
+    long first = currentSnapshotId();
+    append(5, 12, 2);
+    append(12, 15, 1);
+    long third = currentSnapshotId();
+
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isNotEmpty().isEqualTo(idsAddedBetween(first, third)).isEqualTo(incrementalIds(first));
+
+    // the checkpoint's offset wins over the option: appends after the first run are read once
+    append(15, 20, 1);
+    long fourth = currentSnapshotId();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> afterRestart = allIds();
+    afterRestart.sort(null);
+    List<Long> expected = new ArrayList<>(idsAddedBetween(first, third));
+    expected.addAll(idsAddedBetween(third, fourth));
+    expected.sort(null);
+    assertThat(afterRestart).isEqualTo(expected).isEqualTo(incrementalIds(first));
+
+    // also when the start snapshot was expired since: the option is not looked at again
+    StreamTables.load(warehouse, "s", "src").expireSnapshots().expireSnapshotId(first).commit();
+    append(20, 23, 1);
+    long fifth = currentSnapshotId();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> afterExpiry = allIds();
+    afterExpiry.sort(null);
+    expected.addAll(idsAddedBetween(fourth, fifth));
+    expected.sort(null);
+    assertThat(afterExpiry).isEqualTo(expected);
+  }
+
+  @Test
+  void startSnapshotIdOfTheCurrentSnapshotReadsOnlyLaterAppends() throws Exception {
+    append(0, 5, 1);
+    long current = currentSnapshotId();
+    // a batch read with that start fails, as the official runtime's: its start would be its end
+    assertThatThrownBy(() -> incrementalIds(current))
+        .hasMessageContaining("is not a parent ancestor of end snapshot " + current);
+
+    StreamingQuery query = start(Trigger.ProcessingTime(0), "start-snapshot-id", String.valueOf(current));
+    query.processAllAvailable();
+    assertThat(allIds()).isEmpty();
+    append(5, 9, 1);
+    query.processAllAvailable();
+    append(9, 12, 2);
+    query.processAllAvailable();
+    query.stop();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isNotEmpty().isEqualTo(idsAddedBetween(current, currentSnapshotId()));
+  }
+
+  @Test
+  void startAndEndSnapshotOptionsAStreamCannotHonourFailNamingThem() throws Exception {
+    append(0, 3, 1);
+    long first = currentSnapshotId();
+    append(3, 6, 1);
+    long second = currentSnapshotId();
+    sql("CALL floe.system.rollback_to_snapshot('s.src', %d)", first);
+    append(6, 8, 1);
+
+    assertThat(failureOf("start-snapshot-id", String.valueOf(second)))
+        .contains("Cannot read floe.s.src as a stream: option 'start-snapshot-id' (" + second
+            + ") is not an ancestor of the current snapshot (" + currentSnapshotId() + ")");
+    assertThat(failureOf("start-snapshot-id", "42"))
+        .contains("option 'start-snapshot-id' names no snapshot of the table: 42");
+    assertThat(failureOf("start-snapshot-id", "first"))
+        .contains("option 'start-snapshot-id'").contains("'first'");
+    assertThat(failureOf("start-snapshot-id", String.valueOf(first), "stream-from-timestamp", "0"))
+        .contains("options 'start-snapshot-id' (" + first + ") and 'stream-from-timestamp' (0)")
+        .contains("set only one");
+    for (String[] options :
+        List.of(
+            new String[] {"end-snapshot-id", String.valueOf(second)},
+            new String[] {"start-snapshot-id", String.valueOf(first), "end-snapshot-id", String.valueOf(currentSnapshotId())})) {
+      assertThat(failureOf(options))
+          .contains("Cannot read floe.s.src as a stream: option 'end-snapshot-id' ends a batch read,"
+              + " and a stream has no end")
+          .contains("Trigger.AvailableNow");
+    }
+    assertThat(allIds()).isEmpty();
+  }
+
   @Test
   void appendsAreReadOnceEachAndInOrderAcrossRestarts() throws Exception {
     append(0, 10, 2);
