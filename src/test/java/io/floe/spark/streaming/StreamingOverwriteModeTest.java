@@ -3,32 +3,22 @@ package io.floe.spark.streaming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.OfficialRuntime;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -39,34 +29,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * snapshot added. The expectation is read by Spark's own Parquet reader from the files Iceberg's
  * metadata says each snapshot added, and cross-checked with Spark's EXCEPT ALL of time-travel reads.
  */
-class StreamingOverwriteModeTest extends SparkTestBase {
+class StreamingOverwriteModeTest extends SourceTestBase<String> {
   private static final String TABLE = "floe.ow.t";
-  // per test: micro-batch id -> the rows it read (foreachBatch runs on the driver)
-  private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
-
-  private Path checkpoints;
-  private String run;
 
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.ow");
   }
 
-  @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-overwrite-mode");
-    run = checkpoints.getFileName().toString();
-    BATCHES.put(run, new TreeMap<>());
-  }
-
-  @AfterEach
-  void tearDown() throws IOException, TimeoutException {
-    for (StreamingQuery query : spark.streams().active()) {
-      query.stop();
-    }
-    sql("DROP TABLE IF EXISTS " + TABLE);
-    deleteRecursively(checkpoints);
-    BATCHES.remove(run);
+  @Override
+  List<String> tablesToDrop() {
+    return List.of(TABLE);
   }
 
   private static void create(int formatVersion) {
@@ -86,18 +59,7 @@ class StreamingOverwriteModeTest extends SparkTestBase {
   }
 
   private StreamingQuery start(Trigger trigger, String... options) throws TimeoutException {
-    DataStreamReader reader = spark.readStream();
-    for (int i = 0; i < options.length; i += 2) {
-      reader = reader.option(options[i], options[i + 1]);
-    }
-    String key = run;
-    VoidFunction2<Dataset<Row>, Long> record =
-        (rows, batchId) -> BATCHES.get(key).put(batchId, StreamTables.sortedRows(rows));
-    return reader.table(TABLE).writeStream()
-        .option("checkpointLocation", checkpoints.resolve("q").toString())
-        .trigger(trigger)
-        .foreachBatch(record)
-        .start();
+    return record(reader(options).table(TABLE), trigger, StreamTables::sortedRows);
   }
 
   private StreamingQuery addedRows(Trigger trigger, String... more) throws TimeoutException {
@@ -116,7 +78,7 @@ class StreamingOverwriteModeTest extends SparkTestBase {
 
   private List<List<String>> nonEmptyBatches() {
     List<List<String>> batches = new ArrayList<>();
-    for (List<String> rows : BATCHES.get(run).values()) {
+    for (List<String> rows : batches().values()) {
       if (!rows.isEmpty()) {
         batches.add(rows);
       }
@@ -152,7 +114,6 @@ class StreamingOverwriteModeTest extends SparkTestBase {
     return StreamTables.sortedRows(
         spark.read().parquet(paths.toArray(new String[0])).selectExpr(columns));
   }
-
 
   private static int addedFileCount(Table table, Snapshot snapshot) {
     int count = 0;
@@ -309,7 +270,7 @@ class StreamingOverwriteModeTest extends SparkTestBase {
     sql("UPDATE " + TABLE + " SET label = 'renamed' WHERE id = 4");
     running.processAllAvailable();
     running.stop();
-    int firstRunBatches = BATCHES.get(run).size();
+    int firstRunBatches = batches().size();
     // a restarted stream reads in the table's schema of its start: with the new column
     sql("INSERT INTO " + TABLE + " VALUES (200L, 'late', 'e200')");
     runOnce();
@@ -332,7 +293,7 @@ class StreamingOverwriteModeTest extends SparkTestBase {
     List<String> first = new ArrayList<>();
     List<String> later = new ArrayList<>();
     int index = 0;
-    for (List<String> rows : BATCHES.get(run).values()) {
+    for (List<String> rows : batches().values()) {
       (index++ < firstRunBatches ? first : later).addAll(rows);
     }
     first.sort(null);
@@ -413,7 +374,7 @@ class StreamingOverwriteModeTest extends SparkTestBase {
     assertThat(emitted()).isEqualTo(expected);
 
     // a row limit of one also ends every batch with its first file
-    BATCHES.get(run).clear();
+    forgetBatches();
     deleteRecursively(checkpoints.resolve("q"));
     StreamingQuery byRows = addedRows(Trigger.AvailableNow(), "streaming-max-rows-per-micro-batch", "1");
     byRows.awaitTermination();

@@ -3,15 +3,10 @@ package io.floe.spark.streaming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.SparkTestBase;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -19,14 +14,11 @@ import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,35 +27,20 @@ import org.junit.jupiter.api.Test;
  * The stream source on a real SparkSession: tables written by batch writes, streams with real
  * checkpoints; every micro-batch's rows are recorded on the driver (foreachBatch).
  */
-class StreamingSourceTest extends SparkTestBase {
-  // micro-batch id -> its ids, per test (the driver runs foreachBatch)
-  private static final Map<String, Map<Long, List<Long>>> BATCHES = new ConcurrentHashMap<>();
-
-  private Path checkpoints;
-  private String run;
-
+class StreamingSourceTest extends SourceTestBase<Long> {
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.s");
   }
 
   @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-source-checkpoints");
-    run = checkpoints.getFileName().toString();
-    BATCHES.put(run, new TreeMap<>());
+  void createSource() {
     sql("CREATE TABLE floe.s.src (id BIGINT, data STRING) USING iceberg");
   }
 
-  @AfterEach
-  void tearDown() throws IOException, TimeoutException {
-    for (StreamingQuery query : spark.streams().active()) {
-      query.stop();
-    }
-    sql("DROP TABLE IF EXISTS floe.s.src");
-    sql("DROP TABLE IF EXISTS floe.s.other");
-    deleteRecursively(checkpoints);
-    BATCHES.remove(run);
+  @Override
+  List<String> tablesToDrop() {
+    return List.of("floe.s.src", "floe.s.other");
   }
 
   /** Appends ids [from, to) in {@code files} data files, as one snapshot. */
@@ -85,28 +62,7 @@ class StreamingSourceTest extends SparkTestBase {
   }
 
   private StreamingQuery start(String table, Trigger trigger, String... options) throws TimeoutException {
-    DataStreamReader reader = spark.readStream();
-    for (int i = 0; i < options.length; i += 2) {
-      reader = reader.option(options[i], options[i + 1]);
-    }
-    String key = run;
-    VoidFunction2<Dataset<Row>, Long> record =
-        (rows, batchId) -> {
-          List<Long> ids = new ArrayList<>();
-          for (Row row : rows.collectAsList()) {
-            ids.add(row.getLong(0));
-          }
-          BATCHES.get(key).put(batchId, ids);
-        };
-    return reader.table(table).writeStream()
-        .option("checkpointLocation", checkpoints.resolve("q").toString())
-        .trigger(trigger)
-        .foreachBatch(record)
-        .start();
-  }
-
-  private Map<Long, List<Long>> batches() {
-    return new TreeMap<>(BATCHES.get(run));
+    return record(reader(options).table(table), trigger, SourceTestBase::ids);
   }
 
   private List<Long> allIds() {
