@@ -2,6 +2,7 @@ package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
 import io.floe.spark.read.plan.DistinctCounts;
+import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
 import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.types.SparkSchemas;
@@ -67,6 +68,8 @@ public final class FloeScanBuilder
   private MicroBatchStreamFactory streams;
   // null unless the options ask for the appends between two snapshots
   private final IncrementalRange incremental;
+  // why the incremental options do not resolve, for a batch read; a stream resolves them itself
+  private final IllegalArgumentException incrementalFailure;
   private final List<Predicate> pushed = new ArrayList<>();
   private final Set<Integer> ignoredMetricsFieldIds;
   private Expression filter = Expressions.alwaysTrue();
@@ -95,10 +98,26 @@ public final class FloeScanBuilder
         ReadOptions.resolve(options.asCaseSensitiveMap(), sessionConf(), table.properties());
     this.ignoredMetricsFieldIds = this.options.ignoredMetricsFieldIds(schema);
     this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
-    this.incremental =
-        table instanceof BaseMetadataTable
-            ? null
-            : IncrementalRange.fromOptions(table, givenOptions, this.options.timeTravel());
+    IncrementalRange range = null;
+    IllegalArgumentException failure = null;
+    if (!(table instanceof BaseMetadataTable)) {
+      try {
+        range = IncrementalRange.fromOptions(table, givenOptions, this.options.timeTravel());
+      } catch (IllegalArgumentException e) {
+        Snapshot current = table.currentSnapshot();
+        if (this.options.timeTravel() != null || snapshotId != null || current == null) {
+          throw e;
+        }
+        // Spark builds a stream's scan as it builds a batch read's, and a stream gives these
+        // options its own meaning (it may start after the current snapshot, and on a restart its
+        // checkpoint decides): the failure is a batch read's, raised by build() when the scan
+        // cannot stream, else by the built scan's toBatch()
+        range = new IncrementalRange(null, current.snapshotId(), true);
+        failure = e;
+      }
+    }
+    this.incremental = range;
+    this.incrementalFailure = failure;
     if (incremental != null && snapshotId != null) {
       // the table itself was loaded at a snapshot (VERSION AS OF, a branch's name)
       throw new IllegalArgumentException(
@@ -342,11 +361,27 @@ public final class FloeScanBuilder
       scan.runtimeFilterColumns(shared.runtimeFilterColumns());
       return withStreams(scan, dataTable);
     }
-    ScanPlanner.Plan plan =
-        incremental != null
-            ? incremental.plan(table, filter, options.planOptions())
-            : ScanPlanner.plan(
-                table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
+    IllegalArgumentException batchFailure = incrementalFailure;
+    if (batchFailure != null && streams == null) {
+      throw batchFailure;
+    }
+    ScanPlanner.Plan plan;
+    if (incremental == null) {
+      plan = ScanPlanner.plan(
+          table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
+    } else {
+      try {
+        plan = incremental.plan(table, filter, options.planOptions());
+      } catch (IllegalArgumentException e) {
+        // a start that is not a parent ancestor of the end (or equal to it) fails a batch read;
+        // a stream starting after the current snapshot is fine
+        if (streams == null) {
+          throw e;
+        }
+        batchFailure = e;
+        plan = IncrementalPlanner.nothing();
+      }
+    }
     FloeScan scan =
         new FloeScan(
             table.name(),
@@ -367,7 +402,8 @@ public final class FloeScanBuilder
           DistinctCounts.reported(conf) ? DistinctCounts.of(table, snapshotId) : DistinctCounts.none(),
           DistinctCounts.columnStatsReported(conf));
     }
-    return withStreams(scan, dataTable);
+    FloeScan built = withStreams(scan, dataTable);
+    return batchFailure == null ? built : new StreamOnlyScan(built, batchFailure);
   }
 
   private FloeScan withStreams(FloeScan scan, boolean dataTable) {

@@ -33,6 +33,11 @@ import org.slf4j.LoggerFactory;
  * partitions and read by the scan's {@link io.floe.spark.read.FloeReaderFactory} (the rows of the
  * stream's schema, the one the table had when the stream started; files are read by field id).
  *
+ * <p>A stream with no checkpoint offset yet starts at the oldest snapshot of the current ancestry,
+ * after {@code start-snapshot-id} (exclusive) or at {@code stream-from-timestamp}; it refuses the
+ * other options of an incremental batch read ({@code end-snapshot-id}, {@code start-timestamp},
+ * {@code end-timestamp}).
+ *
  * <p>Rate limits ({@link ReadLimit}: files, rows, or both) end a micro-batch inside a snapshot when
  * needed; {@code Trigger.AvailableNow} reads up to the snapshot that was current when the query
  * started. Which snapshots are read is {@link StreamSnapshots}'s rule.
@@ -64,26 +69,37 @@ public final class FloeMicroBatchStream
     Objects.requireNonNull(loader, "loader is null");
     this.scan = Objects.requireNonNull(scan, "scan is null");
     this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
-    refuseBatchRangeTimes(scan.tableName(), options);
+    refuseBatchRangeEnds(scan.tableName(), options);
     this.settings = StreamingReadSettings.resolve(scan.tableName(), options, SQLConf.get());
     this.stream = new StreamTable(loader.load(), scan.tableName(), settings);
     this.table = stream.table();
   }
 
   /**
-   * Fails the commit times of an incremental batch read: a stream would not honour them (it starts
-   * at its own place), and before batch reads took them a stream refused them as unknown options.
+   * Fails the options of an incremental batch read that a stream would not honour: the commit
+   * times (before batch reads took them a stream refused them as unknown options) and the end
+   * snapshot (a stream has no end). {@code start-snapshot-id} is the stream's start.
    */
-  private static void refuseBatchRangeTimes(String tableName, Map<String, String> options) {
+  private static void refuseBatchRangeEnds(String tableName, Map<String, String> options) {
     for (String key : options.keySet()) {
       for (String option :
           List.of(StreamingReadOptionNames.START_TIMESTAMP, StreamingReadOptionNames.END_TIMESTAMP)) {
         if (key.equalsIgnoreCase(option)) {
           throw new IllegalArgumentException(
               "Cannot read " + tableName + " as a stream: option '" + option + "' chooses the"
-                  + " snapshots of a batch read; a stream starts at the table's oldest snapshot or at "
+                  + " snapshots of a batch read; a stream starts at the table's oldest snapshot, after "
+                  + StreamingReadOptionNames.START_SNAPSHOT_ID + " or at "
                   + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
         }
+      }
+      if (key.equalsIgnoreCase(StreamingReadOptionNames.END_SNAPSHOT_ID)) {
+        throw new IllegalArgumentException(
+            "Cannot read " + tableName + " as a stream: option '"
+                + StreamingReadOptionNames.END_SNAPSHOT_ID + "' ends a batch read, and a stream has"
+                + " no end; read up to a snapshot with a batch read (spark.read with "
+                + StreamingReadOptionNames.START_SNAPSHOT_ID + " and "
+                + StreamingReadOptionNames.END_SNAPSHOT_ID + "), or let the stream stop at the"
+                + " snapshot that is current when it starts with Trigger.AvailableNow");
       }
     }
   }

@@ -71,11 +71,17 @@ final class StreamSnapshots {
   }
 
   /**
-   * Where a stream with no offset yet starts: the oldest snapshot of the current ancestry, or with
-   * a start time the oldest one committed at or after it; {@link SnapshotOffset#START} when there is
-   * no such snapshot yet.
+   * Where a stream with no offset yet starts: after its start snapshot ({@link #afterSnapshot}),
+   * else the oldest snapshot of the current ancestry, or with a start time the oldest one committed
+   * at or after it; {@link SnapshotOffset#START} when there is no such snapshot yet.
    */
-  static SnapshotOffset startingOffset(Table table, long fromTimestamp) {
+  static SnapshotOffset startingOffset(Table table, StreamingReadSettings settings) {
+    return settings.startSnapshotId() != null
+        ? afterSnapshot(table, settings.startSnapshotId())
+        : startingOffset(table, settings.fromTimestamp());
+  }
+
+  private static SnapshotOffset startingOffset(Table table, long fromTimestamp) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return SnapshotOffset.START;
@@ -97,6 +103,41 @@ final class StreamSnapshots {
     return first == null
         ? SnapshotOffset.START
         : new SnapshotOffset(first.snapshotId(), 0, false, uuid);
+  }
+
+  /**
+   * Where a stream that starts after snapshot {@code startId} (exclusive, as an incremental batch
+   * read does) stands: at the first file of the snapshot that follows it in the current
+   * snapshot's ancestry, or {@link SnapshotOffset#START} while it is the current snapshot (nothing
+   * follows it yet; the start is worked out again at the next trigger).
+   *
+   * @throws IllegalArgumentException when the table has no such snapshot, or it is not an ancestor
+   *     of the current snapshot
+   */
+  static SnapshotOffset afterSnapshot(Table table, long startId) {
+    String option = StreamingReadOptionNames.START_SNAPSHOT_ID;
+    if (table.snapshot(startId) == null) {
+      throw new IllegalArgumentException(
+          "Cannot read " + table.name() + " as a stream: option '" + option
+              + "' names no snapshot of the table: " + startId);
+    }
+    Snapshot current = table.currentSnapshot();
+    Snapshot next = null;
+    if (current != null) {
+      for (Snapshot snapshot : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+        if (snapshot.snapshotId() == startId) {
+          return next == null
+              ? SnapshotOffset.START
+              : new SnapshotOffset(next.snapshotId(), 0, false, uuid(table));
+        }
+        next = snapshot;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Cannot read " + table.name() + " as a stream: option '" + option + "' (" + startId
+            + ") is not an ancestor of the current snapshot ("
+            + (current == null ? "none" : String.valueOf(current.snapshotId()))
+            + "): the stream starts after that snapshot, in the current snapshot's history");
   }
 
   /**

@@ -25,7 +25,7 @@ final class StreamTable {
   /**
    * @param table the table, just loaded
    * @param name the stream's table name, for messages
-   * @param settings the stream's read settings (polling interval, starting timestamp)
+   * @param settings the stream's read settings (polling interval, where it starts)
    */
   StreamTable(Table table, String name, StreamingReadSettings settings) {
     this.table = Objects.requireNonNull(table, "table is null");
@@ -91,7 +91,7 @@ final class StreamTable {
    */
   SnapshotOffset begin(SnapshotOffset offset) {
     SnapshotOffset checked = checked(offset);
-    return checked.isStart() ? StreamSnapshots.startingOffset(table, settings.fromTimestamp()) : checked;
+    return checked.isStart() ? StreamSnapshots.startingOffset(table, settings) : checked;
   }
 
   /** The stream's first offset, read from the checkpoint, or worked out now and written there. */
@@ -100,7 +100,7 @@ final class StreamTable {
         checkpointLocation,
         () -> {
           refresh();
-          return StreamSnapshots.startingOffset(table, settings.fromTimestamp());
+          return StreamSnapshots.startingOffset(table, settings);
         },
         this::checked);
   }

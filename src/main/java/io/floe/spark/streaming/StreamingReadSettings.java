@@ -15,6 +15,9 @@ import org.apache.spark.sql.internal.SQLConf;
  *
  * @param fromTimestamp start at the first snapshot committed at or after this time (millis), or
  *     {@link Long#MIN_VALUE} to start at the oldest snapshot of the table's history
+ * @param startSnapshotId start after this snapshot (exclusive), or null: the read option {@value
+ *     StreamingReadOptionNames#START_SNAPSHOT_ID} only (no session conf), as for a batch read;
+ *     never together with a {@code fromTimestamp}
  * @param maxFiles the most data files one micro-batch reads (a soft limit: at least one)
  * @param maxRows the most rows one micro-batch reads (soft: a batch ends with the file that
  *     reaches the limit, and always takes at least one file)
@@ -27,6 +30,7 @@ import org.apache.spark.sql.internal.SQLConf;
  */
 public record StreamingReadSettings(
     long fromTimestamp,
+    Long startSnapshotId,
     int maxFiles,
     int maxRows,
     boolean skipDeletes,
@@ -47,6 +51,12 @@ public record StreamingReadSettings(
               + "' must not be negative, not " + pollingIntervalMs);
     }
     Objects.requireNonNull(overwriteMode, "overwriteMode is null");
+    if (startSnapshotId != null && fromTimestamp != Long.MIN_VALUE) {
+      throw new IllegalArgumentException(
+          "Cannot read a stream: options '" + StreamingReadOptionNames.START_SNAPSHOT_ID + "' ("
+              + startSnapshotId + ") and '" + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP + "' ("
+              + fromTimestamp + ") both say where the stream starts; set only one");
+    }
     if (skipOverwrites && overwriteMode == StreamOverwriteMode.ADDED_ROWS) {
       // one asks to pass over the rows an overwrite added, the other to read them: neither wins
       // silently, so the stream does not drop or emit rows its author did not expect
@@ -84,8 +94,12 @@ public record StreamingReadSettings(
         new OptionResolver(
             "Cannot read " + tableName + " as a stream", options, session,
             ReadOptions.SESSION_PREFIX, Map.of());
+    String startSnapshot = resolver.optionOnly(StreamingReadOptionNames.START_SNAPSHOT_ID);
     return new StreamingReadSettings(
         resolver.longValue(StreamingReadOptionNames.STREAM_FROM_TIMESTAMP, null, Long.MIN_VALUE),
+        startSnapshot == null
+            ? null
+            : resolver.parseLong(StreamingReadOptionNames.START_SNAPSHOT_ID, startSnapshot),
         resolver.intValue(StreamingReadOptionNames.MAX_FILES_PER_MICRO_BATCH, null, Integer.MAX_VALUE),
         resolver.intValue(StreamingReadOptionNames.MAX_ROWS_PER_MICRO_BATCH, null, Integer.MAX_VALUE),
         resolver.booleanValue(StreamingReadOptionNames.SKIP_DELETE_SNAPSHOTS, null, false),

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * A streaming query from one Floe table into another on a cluster whose executors are separate
  * JVMs (strict Kryo, see {@link Cluster}), losing an executor JVM while a micro-batch runs: the
  * sink ends with every source row exactly once, one snapshot per micro-batch, each recording its
- * own epoch, and only the driver calls the catalog.
+ * own epoch, and only the driver calls the catalog. On the same cluster, a stream with {@code
+ * streaming-overwrite-mode=added-rows} over a merge-on-read UPDATE copies each added row once.
  */
 @Tag("distributed")
 class StreamingOnClusterTest {
@@ -112,5 +113,45 @@ class StreamingOnClusterTest {
     long driver = ProcessHandle.current().pid();
     List<Call> recorded = RecordingCatalog.calls(calls);
     assertThat(recorded).isNotEmpty().allSatisfy(call -> assertThat(call.pid()).isEqualTo(driver));
+  }
+
+  @Test
+  void anAddedRowsStreamOverAMergeOnReadUpdateCopiesEachAddedRowOnce() throws Exception {
+    spark.sql("CREATE NAMESPACE floe.addedrows");
+    spark.sql("CREATE TABLE floe.addedrows.source (id BIGINT, payload STRING, part INT) USING iceberg"
+        + " PARTITIONED BY (part) TBLPROPERTIES ('format-version'='2', 'write.update.mode'='merge-on-read')");
+    spark.sql("CREATE TABLE floe.addedrows.sink (id BIGINT, payload STRING, part INT) USING iceberg");
+    String rows = "SELECT id, concat('payload-', CAST(id AS STRING)), CAST(id %% 4 AS INT) FROM range(%d, %d, 1, %d)";
+    spark.sql("INSERT INTO floe.addedrows.source " + String.format(rows, 0, 3000, TASKS));
+    spark.sql("UPDATE floe.addedrows.source SET payload = concat('updated-', payload), part = (part + 1) % 4"
+        + " WHERE id % 7 = 0");
+    spark.sql("INSERT INTO floe.addedrows.source " + String.format(rows, 3000, 4500, TASKS));
+
+    spark.readStream()
+        .option("streaming-overwrite-mode", "added-rows")
+        .option("streaming-max-files-per-micro-batch", String.valueOf(TASKS))
+        .table("floe.addedrows.source")
+        .writeStream()
+        .outputMode("append")
+        .trigger(Trigger.AvailableNow())
+        .option("checkpointLocation", root.resolve("overwrite-checkpoint").toString())
+        .toTable("floe.addedrows.sink")
+        .awaitTermination();
+
+    // Spark's rows each snapshot added: merge-on-read writes only the new and updated rows
+    List<List<Object>> snapshots =
+        Cluster.rows(spark, "SELECT snapshot_id, parent_id, operation FROM floe.addedrows.source.snapshots"
+            + " ORDER BY committed_at");
+    assertThat(snapshots).extracting(row -> row.get(2)).containsExactly("append", "overwrite", "append");
+    StringBuilder added = new StringBuilder("SELECT * FROM floe.addedrows.source VERSION AS OF " + snapshots.get(0).get(0));
+    for (List<Object> snapshot : snapshots.subList(1, snapshots.size())) {
+      added.append(" UNION ALL (SELECT * FROM floe.addedrows.source VERSION AS OF ").append(snapshot.get(0))
+          .append(" EXCEPT ALL SELECT * FROM floe.addedrows.source VERSION AS OF ").append(snapshot.get(1)).append(")");
+    }
+    String fingerprint = "SELECT count(*), count(DISTINCT id), sum(id), sum(crc32(payload)), sum(part * id) FROM ";
+    assertThat(Cluster.rows(spark, fingerprint + "floe.addedrows.sink"))
+        .isEqualTo(Cluster.rows(spark, fingerprint + "(" + added + ")"));
+    assertThat(Cluster.rows(spark, "SELECT count(*) FROM floe.addedrows.sink WHERE payload LIKE 'updated-%'"))
+        .isEqualTo(List.of(List.of(3000L / 7 + 1)));
   }
 }

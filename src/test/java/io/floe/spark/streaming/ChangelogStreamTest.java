@@ -4,29 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
-import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.SnapshotHistory;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.spark.api.java.function.VoidFunction2;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,15 +24,10 @@ import org.junit.jupiter.api.Test;
  * (foreachBatch). The expected rows are Spark's: per snapshot, its parent's rows {@code EXCEPT
  * ALL} its rows as DELETE and the other way round as INSERT, read by time travel.
  */
-class ChangelogStreamTest extends SparkTestBase {
+class ChangelogStreamTest extends SourceTestBase<String> {
   private static final String TABLE = "floe.cs.t";
   // changed once by firstChanges and moreChanges, for the tests that only stream from it
   private static final String CHANGED = "floe.cs.changed";
-  // run -> micro-batch id -> its rows (id, data, type, ordinal, snapshot)
-  private static final Map<String, Map<Long, List<String>>> BATCHES = new ConcurrentHashMap<>();
-
-  private Path checkpoints;
-  private String run;
 
   @BeforeAll
   static void changeTheSharedTable() {
@@ -53,11 +37,9 @@ class ChangelogStreamTest extends SparkTestBase {
     moreChanges(CHANGED);
   }
 
-  @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-changelog-checkpoints");
-    run = checkpoints.getFileName().toString();
-    BATCHES.put(run, new TreeMap<>());
+  @Override
+  List<String> tablesToDrop() {
+    return List.of(TABLE);
   }
 
   private static void create(String table) {
@@ -66,43 +48,22 @@ class ChangelogStreamTest extends SparkTestBase {
         + " 'write.merge.mode'='merge-on-read')", table);
   }
 
-  @AfterEach
-  void tearDown() throws IOException, TimeoutException {
-    for (StreamingQuery query : spark.streams().active()) {
-      query.stop();
-    }
-    sql("DROP TABLE IF EXISTS %s", TABLE);
-    deleteRecursively(checkpoints);
-    BATCHES.remove(run);
-  }
-
   private StreamingQuery start(String... options) throws TimeoutException {
     return startOn(TABLE, options);
   }
 
+  /** Starts the changelog stream; each micro-batch is recorded as its rows' text. */
   private StreamingQuery startOn(String table, String... options) throws TimeoutException {
-    DataStreamReader reader = spark.readStream();
-    for (int i = 0; i < options.length; i += 2) {
-      reader = reader.option(options[i], options[i + 1]);
-    }
-    String key = run;
-    VoidFunction2<Dataset<Row>, Long> record =
-        (rows, batchId) -> {
+    return record(
+        reader(options).table(table + ".changes"),
+        Trigger.AvailableNow(),
+        rows -> {
           List<String> text = new ArrayList<>();
           for (Row row : rows.collectAsList()) {
             text.add(row.toString());
           }
-          BATCHES.get(key).put(batchId, text);
-        };
-    return reader.table(table + ".changes").writeStream()
-        .option("checkpointLocation", checkpoints.resolve("q").toString())
-        .trigger(Trigger.AvailableNow())
-        .foreachBatch(record)
-        .start();
-  }
-
-  private Map<Long, List<String>> batches() {
-    return new TreeMap<>(BATCHES.get(run));
+          return text;
+        });
   }
 
   /** Every row read so far, without the ordinal (a stream numbers each micro-batch's snapshots). */

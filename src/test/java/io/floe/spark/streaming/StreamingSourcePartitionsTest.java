@@ -2,23 +2,15 @@ package io.floe.spark.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.spark.SparkTestBase;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
-import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,34 +20,20 @@ import org.junit.jupiter.api.Test;
  * does (Spark's rule for file sources, the bytes over the task slots), not all small files in one
  * task. Each micro-batch's partition count and rows are recorded on the driver (foreachBatch).
  */
-class StreamingSourcePartitionsTest extends SparkTestBase {
-  // run -> micro-batch id -> [partition count, ids...]
-  private static final Map<String, Map<Long, List<Long>>> BATCHES = new ConcurrentHashMap<>();
-
-  private Path checkpoints;
-  private String run;
-
+class StreamingSourcePartitionsTest extends SourceTestBase<Long> {
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.sp");
   }
 
   @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-source-partitions");
-    run = checkpoints.getFileName().toString();
-    BATCHES.put(run, new TreeMap<>());
+  void createSource() {
     sql("CREATE TABLE floe.sp.src (id BIGINT, data STRING) USING iceberg");
   }
 
-  @AfterEach
-  void tearDown() throws IOException, TimeoutException {
-    for (StreamingQuery query : spark.streams().active()) {
-      query.stop();
-    }
-    sql("DROP TABLE IF EXISTS floe.sp.src");
-    deleteRecursively(checkpoints);
-    BATCHES.remove(run);
+  @Override
+  List<String> tablesToDrop() {
+    return List.of("floe.sp.src");
   }
 
   @Test
@@ -70,7 +48,7 @@ class StreamingSourcePartitionsTest extends SparkTestBase {
     StreamingQuery query = start(Trigger.AvailableNow());
     query.awaitTermination();
 
-    Map<Long, List<Long>> batches = new TreeMap<>(BATCHES.get(run));
+    Map<Long, List<Long>> batches = batches();
     assertThat(batches).hasSize(1);
     List<Long> recorded = batches.values().iterator().next();
     long streamPartitions = recorded.get(0);
@@ -91,7 +69,7 @@ class StreamingSourcePartitionsTest extends SparkTestBase {
     StreamingQuery query = start(Trigger.AvailableNow(), "streaming-max-files-per-micro-batch", "2");
     query.awaitTermination();
 
-    Map<Long, List<Long>> batches = new TreeMap<>(BATCHES.get(run));
+    Map<Long, List<Long>> batches = batches();
     assertThat(batches).hasSize(2);
     List<Long> all = new ArrayList<>();
     for (List<Long> recorded : batches.values()) {
@@ -113,26 +91,17 @@ class StreamingSourcePartitionsTest extends SparkTestBase {
     }
   }
 
+  /** Starts the stream; each micro-batch is recorded as its partition count, then its ids. */
   private StreamingQuery start(Trigger trigger, String... options) throws TimeoutException {
-    var reader = spark.readStream();
-    for (int i = 0; i < options.length; i += 2) {
-      reader = reader.option(options[i], options[i + 1]);
-    }
-    String key = run;
-    VoidFunction2<Dataset<Row>, Long> record =
-        (rows, batchId) -> {
+    return record(
+        reader(options).table("floe.sp.src"),
+        trigger,
+        rows -> {
           List<Long> recorded = new ArrayList<>();
           recorded.add((long) rows.rdd().getNumPartitions());
-          for (Row row : rows.collectAsList()) {
-            recorded.add(row.getLong(0));
-          }
-          BATCHES.get(key).put(batchId, recorded);
-        };
-    return reader.table("floe.sp.src").writeStream()
-        .option("checkpointLocation", checkpoints.resolve("q").toString())
-        .trigger(trigger)
-        .foreachBatch(record)
-        .start();
+          recorded.addAll(ids(rows));
+          return recorded;
+        });
   }
 
   private static List<Long> tableIds() {

@@ -3,15 +3,10 @@ package io.floe.spark.streaming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.floe.spark.SparkTestBase;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -19,14 +14,11 @@ import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,35 +27,20 @@ import org.junit.jupiter.api.Test;
  * The stream source on a real SparkSession: tables written by batch writes, streams with real
  * checkpoints; every micro-batch's rows are recorded on the driver (foreachBatch).
  */
-class StreamingSourceTest extends SparkTestBase {
-  // micro-batch id -> its ids, per test (the driver runs foreachBatch)
-  private static final Map<String, Map<Long, List<Long>>> BATCHES = new ConcurrentHashMap<>();
-
-  private Path checkpoints;
-  private String run;
-
+class StreamingSourceTest extends SourceTestBase<Long> {
   @BeforeAll
   static void namespace() {
     sql("CREATE NAMESPACE IF NOT EXISTS floe.s");
   }
 
   @BeforeEach
-  void setUp() throws IOException {
-    checkpoints = Files.createTempDirectory("floe-source-checkpoints");
-    run = checkpoints.getFileName().toString();
-    BATCHES.put(run, new TreeMap<>());
+  void createSource() {
     sql("CREATE TABLE floe.s.src (id BIGINT, data STRING) USING iceberg");
   }
 
-  @AfterEach
-  void tearDown() throws IOException, TimeoutException {
-    for (StreamingQuery query : spark.streams().active()) {
-      query.stop();
-    }
-    sql("DROP TABLE IF EXISTS floe.s.src");
-    sql("DROP TABLE IF EXISTS floe.s.other");
-    deleteRecursively(checkpoints);
-    BATCHES.remove(run);
+  @Override
+  List<String> tablesToDrop() {
+    return List.of("floe.s.src", "floe.s.other");
   }
 
   /** Appends ids [from, to) in {@code files} data files, as one snapshot. */
@@ -85,28 +62,7 @@ class StreamingSourceTest extends SparkTestBase {
   }
 
   private StreamingQuery start(String table, Trigger trigger, String... options) throws TimeoutException {
-    DataStreamReader reader = spark.readStream();
-    for (int i = 0; i < options.length; i += 2) {
-      reader = reader.option(options[i], options[i + 1]);
-    }
-    String key = run;
-    VoidFunction2<Dataset<Row>, Long> record =
-        (rows, batchId) -> {
-          List<Long> ids = new ArrayList<>();
-          for (Row row : rows.collectAsList()) {
-            ids.add(row.getLong(0));
-          }
-          BATCHES.get(key).put(batchId, ids);
-        };
-    return reader.table(table).writeStream()
-        .option("checkpointLocation", checkpoints.resolve("q").toString())
-        .trigger(trigger)
-        .foreachBatch(record)
-        .start();
-  }
-
-  private Map<Long, List<Long>> batches() {
-    return new TreeMap<>(BATCHES.get(run));
+    return record(reader(options).table(table), trigger, SourceTestBase::ids);
   }
 
   private List<Long> allIds() {
@@ -147,6 +103,128 @@ class StreamingSourceTest extends SparkTestBase {
       ids.add(id);
     }
     return ids;
+  }
+
+  private static long currentSnapshotId() {
+    return StreamTables.load(warehouse, "s", "src").currentSnapshot().snapshotId();
+  }
+
+  /** The ids Spark sees added after one snapshot up to another: time travel, EXCEPT ALL. */
+  private static List<Long> idsAddedBetween(long after, long upTo) {
+    return tableIds("SELECT id FROM floe.s.src VERSION AS OF " + upTo
+        + " EXCEPT ALL SELECT id FROM floe.s.src VERSION AS OF " + after);
+  }
+
+  /** The ids of the incremental batch read after {@code after}, up to the current snapshot. */
+  private static List<Long> incrementalIds(long after) {
+    List<Long> ids = new ArrayList<>();
+    for (Row row : spark.read().option("start-snapshot-id", String.valueOf(after)).table("floe.s.src")
+        .select("id").collectAsList()) {
+      ids.add(row.getLong(0));
+    }
+    ids.sort(null);
+    return ids;
+  }
+
+  /** The message of the stream's failure with these options; the checkpoint is removed after. */
+  private String failureOf(String... options) throws Exception {
+    StreamingQuery query = start(Trigger.AvailableNow(), options);
+    try {
+      query.awaitTermination();
+    } catch (StreamingQueryException e) {
+      return e.getMessage();
+    } finally {
+      deleteRecursively(checkpoints.resolve("q"));
+    }
+    throw new AssertionError("the stream with " + List.of(options) + " did not fail");
+  }
+
+  @Test
+  void startSnapshotIdStartsAfterItAndRestartsGoOnFromTheCheckpoint() throws Exception {
+    append(0, 5, 1);
+    long first = currentSnapshotId();
+    append(5, 12, 2);
+    append(12, 15, 1);
+    long third = currentSnapshotId();
+
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isNotEmpty().isEqualTo(idsAddedBetween(first, third)).isEqualTo(incrementalIds(first));
+
+    // the checkpoint's offset wins over the option: appends after the first run are read once
+    append(15, 20, 1);
+    long fourth = currentSnapshotId();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> afterRestart = allIds();
+    afterRestart.sort(null);
+    List<Long> expected = new ArrayList<>(idsAddedBetween(first, third));
+    expected.addAll(idsAddedBetween(third, fourth));
+    expected.sort(null);
+    assertThat(afterRestart).isEqualTo(expected).isEqualTo(incrementalIds(first));
+
+    // also when the start snapshot was expired since: the option is not looked at again
+    StreamTables.load(warehouse, "s", "src").expireSnapshots().expireSnapshotId(first).commit();
+    append(20, 23, 1);
+    long fifth = currentSnapshotId();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    List<Long> afterExpiry = allIds();
+    afterExpiry.sort(null);
+    expected.addAll(idsAddedBetween(fourth, fifth));
+    expected.sort(null);
+    assertThat(afterExpiry).isEqualTo(expected);
+  }
+
+  @Test
+  void startSnapshotIdOfTheCurrentSnapshotReadsOnlyLaterAppends() throws Exception {
+    append(0, 5, 1);
+    long current = currentSnapshotId();
+    // a batch read with that start fails, as the official runtime's: its start would be its end
+    assertThatThrownBy(() -> incrementalIds(current))
+        .hasMessageContaining("is not a parent ancestor of end snapshot " + current);
+
+    StreamingQuery query = start(Trigger.ProcessingTime(0), "start-snapshot-id", String.valueOf(current));
+    query.processAllAvailable();
+    assertThat(allIds()).isEmpty();
+    append(5, 9, 1);
+    query.processAllAvailable();
+    append(9, 12, 2);
+    query.processAllAvailable();
+    query.stop();
+    List<Long> read = allIds();
+    read.sort(null);
+    assertThat(read).isNotEmpty().isEqualTo(idsAddedBetween(current, currentSnapshotId()));
+  }
+
+  @Test
+  void startAndEndSnapshotOptionsAStreamCannotHonourFailNamingThem() throws Exception {
+    append(0, 3, 1);
+    long first = currentSnapshotId();
+    append(3, 6, 1);
+    long second = currentSnapshotId();
+    sql("CALL floe.system.rollback_to_snapshot('s.src', %d)", first);
+    append(6, 8, 1);
+
+    assertThat(failureOf("start-snapshot-id", String.valueOf(second)))
+        .contains("Cannot read floe.s.src as a stream: option 'start-snapshot-id' (" + second
+            + ") is not an ancestor of the current snapshot (" + currentSnapshotId() + ")");
+    assertThat(failureOf("start-snapshot-id", "42"))
+        .contains("option 'start-snapshot-id' names no snapshot of the table: 42");
+    assertThat(failureOf("start-snapshot-id", "first"))
+        .contains("option 'start-snapshot-id'").contains("'first'");
+    assertThat(failureOf("start-snapshot-id", String.valueOf(first), "stream-from-timestamp", "0"))
+        .contains("options 'start-snapshot-id' (" + first + ") and 'stream-from-timestamp' (0)")
+        .contains("set only one");
+    for (String[] options :
+        List.of(
+            new String[] {"end-snapshot-id", String.valueOf(second)},
+            new String[] {"start-snapshot-id", String.valueOf(first), "end-snapshot-id", String.valueOf(currentSnapshotId())})) {
+      assertThat(failureOf(options))
+          .contains("Cannot read floe.s.src as a stream: option 'end-snapshot-id' ends a batch read,"
+              + " and a stream has no end")
+          .contains("Trigger.AvailableNow");
+    }
+    assertThat(allIds()).isEmpty();
   }
 
   @Test

@@ -1,0 +1,57 @@
+package io.floe.spark.read;
+
+import java.util.Objects;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The scan of a read whose incremental batch options ({@code start-snapshot-id}, {@code
+ * end-snapshot-id}, ...) do not resolve into a batch range: as a stream it is the {@link FloeScan}
+ * it wraps, whose source gives those options a stream's meaning (a stream may start after the
+ * current snapshot; on a restart its checkpoint decides); as a batch it fails with the options'
+ * error. Spark builds the scan before it asks for either, so the builder cannot tell which read it
+ * serves. It reports no statistics: the wrapped scan planned no files.
+ */
+final class StreamOnlyScan implements Scan {
+  private final FloeScan scan;
+  private final IllegalArgumentException batchFailure;
+
+  /**
+   * @param scan the scan a stream reads through (its schema, options and reader settings)
+   * @param batchFailure why the options make no batch read
+   */
+  StreamOnlyScan(FloeScan scan, IllegalArgumentException batchFailure) {
+    this.scan = Objects.requireNonNull(scan, "scan is null");
+    this.batchFailure = Objects.requireNonNull(batchFailure, "batchFailure is null");
+  }
+
+  @Override
+  public StructType readSchema() {
+    return scan.readSchema();
+  }
+
+  @Override
+  public String description() {
+    return scan.description();
+  }
+
+  /**
+   * @throws IllegalArgumentException always: the options' batch read error
+   */
+  @Override
+  public Batch toBatch() {
+    throw new IllegalArgumentException(batchFailure.getMessage(), batchFailure);
+  }
+
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    return scan.toMicroBatchStream(checkpointLocation);
+  }
+
+  @Override
+  public String toString() {
+    return "StreamOnlyScan{" + scan + "}";
+  }
+}
