@@ -7,6 +7,7 @@ import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.FloeScanBuilder;
 import io.floe.spark.read.ScanPlanShare;
 import io.floe.spark.read.TimeTravel;
+import io.floe.spark.read.exec.FileKeyColumn;
 import io.floe.spark.rowlevel.FloeRowLevelOperationBuilder;
 import io.floe.spark.rowlevel.MetadataDelete;
 import io.floe.spark.streaming.FloeStreaming;
@@ -227,7 +228,9 @@ public class FloeTable
                 new FloeMetadataColumn(
                     MetadataColumns.PARTITION_COLUMN_NAME,
                     SparkSchemas.toSpark(Partitioning.partitionType(table)),
-                    true)));
+                    true),
+                // a short stand-in for _file that a copy-on-write MERGE carries instead
+                new FloeMetadataColumn(FileKeyColumn.NAME, DataTypes.LongType, false)));
     // row lineage (format v3): NULL only for files committed before an upgrade to v3. A rewrite
     // keeps a row's id when it updates or copies the row; an updated row's sequence number is
     // NULL in the new file, so it reads the commit's (the spec's rules)

@@ -1,6 +1,7 @@
 package io.floe.spark.read;
 
 import io.floe.spark.expressions.SparkPredicates;
+import io.floe.spark.read.exec.FileKeyColumn;
 import io.floe.spark.read.plan.DistinctCounts;
 import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.MetadataAggregates;
@@ -457,6 +458,9 @@ public final class FloeScanBuilder
       if (MetadataColumns.isMetadataColumn(field.name())
           && tableSchema.findField(field.name()) == null) {
         metadataFields.add(MetadataColumns.metadataColumn(table, field.name()));
+      } else if (FileKeyColumn.NAME.equals(field.name())
+          && tableSchema.findField(field.name()) == null) {
+        metadataFields.add(FileKeyColumn.FIELD);
       } else {
         dataFields = dataFields.add(field);
       }

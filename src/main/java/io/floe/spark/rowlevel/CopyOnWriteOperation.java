@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.commit.WriteMode;
 import io.floe.spark.read.ScanPlanShare;
+import io.floe.spark.read.exec.FileKeyColumn;
 import io.floe.spark.write.WriteContext;
 import io.floe.spark.write.WriteOptions;
 import java.util.ArrayList;
@@ -35,11 +36,20 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * agree on one snapshot), and replaces those files with the rows that stay.
  *
  * <p>Spark asks for the scan first and then for the write, once each; the write commits against
- * the scan Spark built. The operation asks for {@code _file} (the runtime filter's column and the
- * files the commit removes) and, for DELETE and UPDATE, {@code _pos}; on a format v3 table also
- * for the row lineage columns, which the new files keep ({@link RowLineageColumns}).
+ * the scan Spark built. The operation asks for the column of the runtime filter, which names the
+ * files the commit removes: {@code _file} and {@code _pos} for DELETE and UPDATE, and for a MERGE,
+ * which carries it through its join, the far shorter {@link FileKeyColumn} (or {@code _file} with
+ * {@link #MERGE_FILE_COLUMN}); on a format v3 table
+ * also for the row lineage columns, which the new files keep ({@link RowLineageColumns}).
  */
 final class CopyOnWriteOperation implements RowLevelOperation {
+  /**
+   * Session conf: {@code true} makes a copy-on-write MERGE ask for {@code _file} instead of {@link
+   * FileKeyColumn}, so that its clauses may read {@code t._file} (Spark resolves a MERGE's
+   * metadata columns only among those the operation asks for).
+   */
+  static final String MERGE_FILE_COLUMN = "spark.floe.merge.file-column-enabled";
+
   private final Table table;
   private final TableLoader loader;
   private final Command command;
@@ -48,6 +58,7 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   private final IsolationLevel isolationLevel;
   private final Snapshot snapshot;
   private final ScanPlanShare plans;
+  private final boolean keyedFiles;
   private CopyOnWriteScan scan;
 
   /**
@@ -70,6 +81,9 @@ final class CopyOnWriteOperation implements RowLevelOperation {
         RowLevelIsolation.resolve(
             table.name(), command, options.isolationLevel(), table.properties());
     this.snapshot = head(table, options.branch());
+    this.keyedFiles =
+        command == Command.MERGE
+            && !Boolean.parseBoolean(SQLConf.get().getConfString(MERGE_FILE_COLUMN, "false"));
   }
 
   private static Snapshot head(Table table, String branch) {
@@ -91,7 +105,7 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap scanOptions) {
     Long snapshotId = snapshot == null ? null : snapshot.snapshotId();
     return new CopyOnWriteScanBuilder(
-        table, snapshotId, scanOptions, plans, built -> this.scan = built);
+        table, snapshotId, scanOptions, plans, keyedFiles, built -> this.scan = built);
   }
 
   @Override
@@ -153,7 +167,13 @@ final class CopyOnWriteOperation implements RowLevelOperation {
   @Override
   public NamedReference[] requiredMetadataAttributes() {
     List<NamedReference> required = new ArrayList<>();
-    required.add(Expressions.column(MetadataColumns.FILE_PATH.name()));
+    if (keyedFiles) {
+      // Spark carries these through the join and the write's shuffle for every target row: the
+      // file's 8-byte key names the files to rewrite as well as its ~150-byte location
+      required.add(Expressions.column(FileKeyColumn.NAME));
+    } else {
+      required.add(Expressions.column(MetadataColumns.FILE_PATH.name()));
+    }
     if (command != Command.MERGE) {
       required.add(Expressions.column(MetadataColumns.ROW_POSITION.name()));
     }

@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ScanPlanShare;
+import io.floe.spark.read.exec.FileKeyColumn;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The read side of a copy-on-write DELETE, UPDATE or MERGE: Floe's scan of one snapshot, every row
  * of every file it reads (with {@code _file} and {@code _pos}), narrowed at run time to the files
- * Spark's row-level group filter names ({@code _file IN (...)}). The files it reads in the end are
- * the files the operation's commit removes.
+ * Spark's row-level group filter names ({@code _file IN (...)}, or for a MERGE {@code
+ * _floe_file_key IN (...)}: see {@link FileKeyColumn}). The files it reads in the end are the files
+ * the operation's commit removes.
  *
  * <p>Spark may run both sides of a rewritten UPDATE (a union of two reads of this one scan) at the
  * same time, and each side applies the group filter to it. The filter is therefore applied once,
@@ -50,11 +52,13 @@ import org.slf4j.LoggerFactory;
 final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsReportStatistics {
   private static final Logger LOG = LoggerFactory.getLogger(CopyOnWriteScan.class);
   private static final NamedReference FILE = Expressions.column(MetadataColumns.FILE_PATH.name());
+  private static final NamedReference FILE_KEY = Expressions.column(FileKeyColumn.NAME);
 
   private final String tableName;
   private final FloeScan planned;
   private final Expression filter;
   private final ScanPlanShare plans;
+  private final boolean keyedFiles;
   private final Object lock = new Object();
   private volatile FloeScan current;
   private Set<String> runtimeFiles;
@@ -65,9 +69,17 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
    * @param filter the operation's condition as pushed (a superset of the rows it changes); the
    *     commit's conflict-detection filter
    * @param plans where {@code planned} was offered to the scan of Spark's group filter, or null
+   * @param keyedFiles whether Spark's group filter names the files by {@link FileKeyColumn} (a
+   *     MERGE, which then carries no {@code _file}) rather than by {@code _file}
    */
-  CopyOnWriteScan(String tableName, FloeScan planned, Expression filter, ScanPlanShare plans) {
+  CopyOnWriteScan(
+      String tableName,
+      FloeScan planned,
+      Expression filter,
+      ScanPlanShare plans,
+      boolean keyedFiles) {
     this.plans = plans;
+    this.keyedFiles = keyedFiles;
     this.tableName = Objects.requireNonNull(tableName, "tableName is null");
     this.filter = Objects.requireNonNull(filter, "filter is null");
     this.planned = Objects.requireNonNull(planned, "planned is null");
@@ -137,7 +149,7 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
 
   @Override
   public NamedReference[] filterAttributes() {
-    return new NamedReference[] {FILE};
+    return new NamedReference[] {keyedFiles ? FILE_KEY : FILE};
   }
 
   @Override
@@ -145,7 +157,7 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
     releasePlan();
     Set<String> files = null;
     for (Predicate predicate : predicates) {
-      Optional<Set<String>> named = fileLocations(predicate);
+      Optional<Set<String>> named = fileLocations(predicate, planned);
       if (named.isEmpty()) {
         // reading more files than the filter asks is safe: their rows are copied unchanged
         LOG.warn("Ignoring runtime filter {} on the copy-on-write scan of {}", predicate, tableName);
@@ -204,10 +216,11 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
   }
 
   /**
-   * The file locations a runtime filter keeps: {@code _file IN (...)}, {@code _file = ...}, or none
-   * for {@code ALWAYS_FALSE}; empty for any other predicate.
+   * The file locations a runtime filter keeps: {@code _file IN (...)}, {@code _file = ...}, the
+   * same of {@code _floe_file_key} (the planned files whose keys it names), or none for {@code
+   * ALWAYS_FALSE}; empty for any other predicate.
    */
-  private static Optional<Set<String>> fileLocations(Predicate predicate) {
+  private static Optional<Set<String>> fileLocations(Predicate predicate, FloeScan planned) {
     if ("ALWAYS_FALSE".equals(predicate.name())) {
       return Optional.of(Set.of());
     }
@@ -217,17 +230,31 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
     var children = predicate.children();
     if (children.length < 1
         || !(children[0] instanceof NamedReference ref)
-        || ref.fieldNames().length != 1
-        || !ref.fieldNames()[0].equalsIgnoreCase(MetadataColumns.FILE_PATH.name())) {
+        || ref.fieldNames().length != 1) {
       return Optional.empty();
     }
-    Set<String> locations = new TreeSet<>();
+    boolean byKey = ref.fieldNames()[0].equalsIgnoreCase(FileKeyColumn.NAME);
+    if (!byKey && !ref.fieldNames()[0].equalsIgnoreCase(MetadataColumns.FILE_PATH.name())) {
+      return Optional.empty();
+    }
+    Set<Object> values = new HashSet<>();
     for (int i = 1; i < children.length; i += 1) {
       if (!(children[i] instanceof Literal<?> literal)) {
         return Optional.empty();
       }
       if (literal.value() != null) {
-        locations.add(literal.value().toString());
+        values.add(byKey ? literal.value() : literal.value().toString());
+      }
+    }
+    Set<String> locations = new TreeSet<>();
+    if (!byKey) {
+      values.forEach(value -> locations.add((String) value));
+      return Optional.of(locations);
+    }
+    for (FileScanTask task : fileTasks(planned)) {
+      String location = task.file().location();
+      if (values.contains(FileKeyColumn.of(location))) {
+        locations.add(location);
       }
     }
     return Optional.of(locations);

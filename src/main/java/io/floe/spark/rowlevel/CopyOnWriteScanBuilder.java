@@ -40,6 +40,7 @@ final class CopyOnWriteScanBuilder
   private final Consumer<CopyOnWriteScan> onBuild;
   private final ScanPlanShare plans;
   private final Set<Integer> ignoredMetricsFieldIds;
+  private final boolean keyedFiles;
   private Expression filter = Expressions.alwaysTrue();
   private Predicate[] pushed = new Predicate[0];
 
@@ -48,6 +49,8 @@ final class CopyOnWriteScanBuilder
    * @param snapshotId the snapshot the operation reads (its branch's head), or null for none
    * @param plans where the built scan's plan is offered to the scan of Spark's group filter, which
    *     reads the same snapshot with the same condition; or null
+   * @param keyedFiles whether Spark's group filter names files by {@code _floe_file_key} (see
+   *     {@link CopyOnWriteScan})
    * @param onBuild told of the scan built, which the operation's commit removes the files of
    */
   CopyOnWriteScanBuilder(
@@ -55,8 +58,10 @@ final class CopyOnWriteScanBuilder
       Long snapshotId,
       CaseInsensitiveStringMap options,
       ScanPlanShare plans,
+      boolean keyedFiles,
       Consumer<CopyOnWriteScan> onBuild) {
     this.plans = plans;
+    this.keyedFiles = keyedFiles;
     this.table = Objects.requireNonNull(table, "table is null");
     this.onBuild = Objects.requireNonNull(onBuild, "onBuild is null");
     this.delegate =
@@ -114,7 +119,7 @@ final class CopyOnWriteScanBuilder
   @Override
   public Scan build() {
     FloeScan planned = (FloeScan) delegate.build();
-    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), planned, filter, plans);
+    CopyOnWriteScan scan = new CopyOnWriteScan(table.name(), planned, filter, plans, keyedFiles);
     if (plans != null) {
       plans.offer(planned);
     }

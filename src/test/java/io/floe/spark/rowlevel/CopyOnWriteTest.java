@@ -1,12 +1,16 @@
 package io.floe.spark.rowlevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.spark.read.exec.FileKeyColumn;
 import java.util.List;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -186,6 +190,76 @@ class CopyOnWriteTest extends RowLevelTestBase {
   private static scala.collection.immutable.Map<String, Column> scalaMap(
       java.util.Map<String, Column> map) {
     return scala.collection.immutable.Map.from(scala.jdk.javaapi.CollectionConverters.asScala(map));
+  }
+
+  @Test
+  void mergeRewritesOnlyTheFilesOfMatchedRowsNamedByTheirKeys() {
+    createTable("2", "PARTITIONED BY (p)");
+    int filesBefore = liveDataFiles().size();
+    String matchedFiles =
+        rows("SELECT count(DISTINCT _file) FROM " + TABLE + " WHERE id IN (3, 6)").get(0);
+    spark.sql("SELECT * FROM VALUES (3L, -3), (6L, -6), (99L, -99) AS m(id, data)")
+        .createOrReplaceTempView("m");
+    String merge =
+        "MERGE INTO " + TABLE + " t USING m ON t.id = m.id"
+            + " WHEN MATCHED THEN UPDATE SET t.data = m.data";
+
+    String plan = spark.sql("EXPLAIN " + merge).collectAsList().get(0).getString(0);
+    sql(merge);
+
+    assertTableIs(
+        "SELECT id, CASE WHEN id IN (3, 6) THEN -id ELSE data END, p FROM v");
+    assertThat(matchedFiles).isEqualTo("[2]");
+    assertThat(filesBefore).isGreaterThan(2);
+    assertThat(current().summary())
+        .containsEntry(SnapshotSummary.DELETED_FILES_PROP, "2")
+        .containsEntry("spark.merge-into.num-target-rows-matched-updated", "2");
+    // the runtime group filter names files by their key, and the join carries no location
+    assertThat(plan).contains("dynamicpruningexpression(" + FileKeyColumn.NAME);
+  }
+
+  @Test
+  void mergeThatReadsTheFileColumnSeesEachRowsFile() {
+    createTable("2", "PARTITIONED BY (p)");
+    Dataset<Row> paths = spark.sql("SELECT id, _file AS f FROM " + TABLE);
+    spark.createDataFrame(paths.collectAsList(), paths.schema()).createOrReplaceTempView("paths");
+    spark.sql("SELECT * FROM VALUES (1L), (6L), (9L) AS m(id)").createOrReplaceTempView("m");
+    String merge =
+        "MERGE INTO " + TABLE + " t USING m ON t.id = m.id"
+            + " WHEN MATCHED THEN UPDATE SET t.p = t._file";
+    long before = current().snapshotId();
+
+    // by default the MERGE asks for the file key only, and Spark resolves no other metadata column
+    assertThatThrownBy(() -> sql(merge)).hasMessageContaining("_file");
+    assertThat(current().snapshotId()).isEqualTo(before);
+    spark.conf().set(CopyOnWriteOperation.MERGE_FILE_COLUMN, "true");
+    try {
+      sql(merge);
+    } finally {
+      spark.conf().unset(CopyOnWriteOperation.MERGE_FILE_COLUMN);
+    }
+
+    assertTableIs(
+        "SELECT v.id, v.data, CASE WHEN v.id IN (1, 6, 9) THEN paths.f ELSE v.p END FROM v"
+            + " LEFT JOIN paths ON v.id = paths.id");
+  }
+
+  @Test
+  void theFileKeyColumnKeysEachRowsFile() {
+    createTable("2", "PARTITIONED BY (p)");
+    for (String vectorized : List.of("true", "false")) {
+      List<Row> keyed =
+          spark.read().option("vectorization-enabled", vectorized).table(TABLE)
+              .selectExpr("_file", FileKeyColumn.NAME).collectAsList();
+      assertThat(keyed).hasSize(12);
+      for (Row row : keyed) {
+        assertThat(row.getLong(1))
+            .as("key of %s, vectorized %s", row.getString(0), vectorized)
+            .isEqualTo(FileKeyColumn.of(row.getString(0)));
+      }
+    }
+    assertThat(rows("SELECT count(DISTINCT " + FileKeyColumn.NAME + ") FROM " + TABLE))
+        .isEqualTo(rows("SELECT count(DISTINCT _file) FROM " + TABLE));
   }
 
   @Test

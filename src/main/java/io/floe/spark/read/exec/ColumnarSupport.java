@@ -18,7 +18,7 @@ import org.apache.iceberg.types.Types;
  * numbers, decimals, dates, timestamps, strings, binary and fixed; not UUIDs, which Spark sees as
  * strings), a variant (Spark's vectorized Parquet reader decodes Iceberg's variant groups into
  * Spark's variant vectors) or one of the metadata columns {@code _file}, {@code _pos}, {@code _spec_id}, {@code
- * _partition}, {@code _row_id} and {@code _last_updated_sequence_number}. Columns missing from a
+ * _partition}, {@code _row_id}, {@code _last_updated_sequence_number} and Floe's {@code _floe_file_key}. Columns missing from a
  * file read their initial default as a constant vector. Within a columnar scan a task is decoded column by column when it is a Parquet
  * data file whose equality deletes compare top-level primitive columns, or handed over in ORC's
  * vectors when it is an ORC data file {@link #decodesOrcTask} accepts; other tasks are read as rows
@@ -33,7 +33,8 @@ public final class ColumnarSupport {
           MetadataColumns.PARTITION_COLUMN_ID,
           MetadataColumns.ROW_POSITION.fieldId(),
           MetadataColumns.ROW_ID.fieldId(),
-          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId());
+          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(),
+          FileKeyColumn.FIELD_ID);
 
   private ColumnarSupport() {}
 

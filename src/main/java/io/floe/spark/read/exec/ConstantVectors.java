@@ -53,7 +53,8 @@ final class ConstantVectors {
 
   /**
    * The identity-partition and metadata constants of a task, for the read schema's columns, by
-   * field id: what both file formats' batch readers serve as constant vectors.
+   * field id ({@link FileKeyColumn} among them): what both file formats' batch readers serve as
+   * constant vectors.
    */
   static Map<Integer, Object> readSchemaConstants(FileScanTask task, Schema readSchema) {
     Types.NestedField partitionField = readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID);
@@ -67,6 +68,9 @@ final class ConstantVectors {
       if (all.containsKey(field.fieldId())) {
         constants.put(field.fieldId(), all.get(field.fieldId()));
       }
+    }
+    if (readSchema.findField(FileKeyColumn.FIELD_ID) != null) {
+      constants.put(FileKeyColumn.FIELD_ID, FileKeyColumn.of(task.file().location()));
     }
     return constants;
   }

@@ -146,6 +146,9 @@ final class RowTask implements Closeable {
     // which differs for files a compaction committed with an older data sequence number
     constants.put(
         MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(), task.file().dataSequenceNumber());
+    if (settings.readSchema().findField(FileKeyColumn.FIELD_ID) != null) {
+      constants.put(FileKeyColumn.FIELD_ID, FileKeyColumn.of(task.file().location()));
+    }
     // a constant for a field inside a struct would make the reader build that struct even in rows
     // where it is NULL; such fields are read from the file, which always holds them
     Set<Integer> nested = TypeUtil.indexParents(settings.tableSchema().asStruct()).keySet();
