@@ -14,6 +14,7 @@ import io.floe.spark.read.ChangelogInputPartition;
 import io.floe.spark.read.ChangelogRange;
 import io.floe.spark.read.ChangelogReaderFactory;
 import io.floe.spark.read.ChangelogScan;
+import io.floe.spark.read.DeferredIncrementalScan;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -143,7 +144,8 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 ChangelogInputPartition.class,
                 ChangelogReaderFactory.class,
                 ChangelogRange.class,
-                ChangeTask.class));
+                ChangeTask.class,
+                DeferredIncrementalScan.class));
     for (String name : ICEBERG_INTERNAL_CLASSES) {
       classes.add(load(name));
     }

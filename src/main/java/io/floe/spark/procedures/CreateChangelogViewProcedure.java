@@ -93,11 +93,13 @@ final class CreateChangelogViewProcedure extends BaseProcedure {
 
     String changelog = changelogName(ident);
     // the view reads lazily: check its read options now, so a bad one fails the call, not a query
+    // (building the scan resolves its range; its changes are planned only when read)
     readTable(
         ident,
         table ->
             new ChangelogScanBuilder(
-                table, table.name() + "." + CHANGELOG_TABLE, new CaseInsensitiveStringMap(options)));
+                    table, table.name() + "." + CHANGELOG_TABLE, new CaseInsensitiveStringMap(options))
+                .build());
     Dataset<Row> changes = context().spark().read().options(options).table(changelog);
     StructType schema = changes.schema();
     checkOrderable(schema, identifiers);

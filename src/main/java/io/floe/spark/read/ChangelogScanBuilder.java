@@ -51,6 +51,8 @@ public final class ChangelogScanBuilder
   private final String name;
   private final ReadOptions options;
   private final ChangelogRange range;
+  // why the range options do not resolve, for a batch read; a stream resolves them itself
+  private final IllegalArgumentException rangeFailure;
   private final Map<String, String> givenOptions;
   private ChangelogStreamFactory streams;
   private final List<Predicate> pushed = new ArrayList<>();
@@ -61,8 +63,8 @@ public final class ChangelogScanBuilder
    * @param table the table whose changes are read
    * @param name the changelog's name, for messages and plans
    * @param options the read options
-   * @throws IllegalArgumentException for an unknown option, a time travel option, or a range
-   *     {@link ChangelogRange} refuses
+   * @throws IllegalArgumentException for an unknown option or a time travel option; a range
+   *     {@link ChangelogRange} refuses fails a batch read when it is built ({@link #build})
    */
   public ChangelogScanBuilder(Table table, String name, CaseInsensitiveStringMap options) {
     this.table = Objects.requireNonNull(table, "table is null");
@@ -80,7 +82,20 @@ public final class ChangelogScanBuilder
               + StreamingReadOptionNames.END_SNAPSHOT_ID + ", " + ChangelogRange.START_TIMESTAMP
               + " and " + ChangelogRange.END_TIMESTAMP);
     }
-    this.range = ChangelogRange.fromOptions(name, table, options.asCaseSensitiveMap());
+    ChangelogRange resolved;
+    IllegalArgumentException failure = null;
+    try {
+      resolved = ChangelogRange.fromOptions(name, table, options.asCaseSensitiveMap());
+    } catch (IllegalArgumentException e) {
+      // Spark builds a stream's scan as it builds a batch read's, and a stream gives
+      // start-snapshot-id its own meaning and errors (and refuses the other range options by
+      // name): the failure is a batch read's, raised by build() when the scan cannot stream, else
+      // by the built scan's toBatch()
+      resolved = new ChangelogRange(null, null, true);
+      failure = e;
+    }
+    this.range = resolved;
+    this.rangeFailure = failure;
     this.givenOptions = Map.copyOf(options.asCaseSensitiveMap());
   }
 
@@ -129,8 +144,15 @@ public final class ChangelogScanBuilder
     this.requested = requiredSchema;
   }
 
+  /**
+   * @throws IllegalArgumentException when the range options make no batch read and the scan cannot
+   *     stream
+   */
   @Override
   public Scan build() {
+    if (rangeFailure != null && streams == null) {
+      throw rangeFailure;
+    }
     Schema tableSchema = table.schema();
     List<String> changeColumns = new ArrayList<>();
     Schema dataSchema = tableSchema;
@@ -172,35 +194,17 @@ public final class ChangelogScanBuilder
         new ChangelogRangePlanner(name, planFilter, options.planOptions());
     ChangelogStreamFactory factory = streams;
     ChangelogScan[] scan = new ChangelogScan[1];
+    // a stream starts where its own options say (start-snapshot-id, stream-from-timestamp) and
+    // refuses the rest of a batch range, as a table stream does: the factory's stream resolves them
     Function<String, MicroBatchStream> stream =
-        factory == null ? null : checkpoint -> streamOf(factory, scan[0], rangePlanner, checkpoint);
+        factory == null
+            ? null
+            : checkpoint -> factory.create(scan[0], rangePlanner, givenOptions, checkpoint);
     scan[0] =
         new ChangelogScan(
             name, range, readSchema, planning, new ChangelogReaderFactory(settings, changeColumns),
             stream);
-    return scan[0];
-  }
-
-  /** A stream starts where its options say ({@code stream-from-timestamp}), not at a range. */
-  private MicroBatchStream streamOf(
-      ChangelogStreamFactory factory,
-      ChangelogScan scan,
-      ChangelogRangePlanner rangePlanner,
-      String checkpoint) {
-    for (String key : givenOptions.keySet()) {
-      for (String option :
-          List.of(
-              StreamingReadOptionNames.START_SNAPSHOT_ID, StreamingReadOptionNames.END_SNAPSHOT_ID,
-              ChangelogRange.START_TIMESTAMP, ChangelogRange.END_TIMESTAMP)) {
-        if (key.equalsIgnoreCase(option)) {
-          throw new IllegalArgumentException(
-              "Cannot read " + name + " as a stream: option '" + option + "' chooses the snapshots"
-                  + " of a batch read; a stream starts at the table's first snapshot or at "
-                  + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
-        }
-      }
-    }
-    return factory.create(scan, rangePlanner, givenOptions, checkpoint);
+    return rangeFailure == null ? scan[0] : new StreamOnlyScan(scan[0], rangeFailure);
   }
 
   /** The change column a requested name is, or null for a table column. */

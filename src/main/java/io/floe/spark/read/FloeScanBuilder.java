@@ -362,31 +362,50 @@ public final class FloeScanBuilder
       scan.runtimeFilterColumns(shared.runtimeFilterColumns());
       return withStreams(scan, dataTable);
     }
-    IllegalArgumentException batchFailure = incrementalFailure;
-    if (batchFailure != null && streams == null) {
-      throw batchFailure;
+    if (incrementalFailure != null && streams == null) {
+      throw incrementalFailure;
     }
-    ScanPlanner.Plan plan;
-    if (incremental == null) {
-      plan = ScanPlanner.plan(
-          table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints);
-    } else {
-      try {
-        plan = incremental.plan(table, filter, options.planOptions());
-      } catch (IllegalArgumentException e) {
-        // a start that is not a parent ancestor of the end (or equal to it) fails a batch read;
-        // a stream starting after the current snapshot is fine
-        if (streams == null) {
-          throw e;
-        }
-        batchFailure = e;
-        plan = IncrementalPlanner.nothing();
+    if (incremental != null && streams != null) {
+      // the scan may serve a stream, which plans its own micro-batches: the range is planned only
+      // when the scan is used as a batch
+      String location = metadataLocation();
+      FloeScan unplanned =
+          withStreams(
+              scanOf(IncrementalPlanner.nothing(), location, snapshotId, readSchema), dataTable);
+      if (incrementalFailure != null) {
+        return new StreamOnlyScan(unplanned, incrementalFailure);
       }
+      IncrementalRange range = incremental;
+      Expression planFilter = filter;
+      return new DeferredIncrementalScan(
+          unplanned,
+          () ->
+              scanOf(
+                  range.plan(table, planFilter, options.planOptions()), location, snapshotId,
+                  readSchema));
     }
+    ScanPlanner.Plan plan =
+        incremental == null
+            ? ScanPlanner.plan(
+                table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints)
+            : incremental.plan(table, filter, options.planOptions());
+    FloeScan scan = scanOf(plan, metadataLocation(), snapshotId, readSchema);
+    if (dataTable && incremental == null && snapshotId != null) {
+      // only table metadata is read, and only when the cost-based optimizer will use the counts
+      scan.columnStatistics(
+          DistinctCounts.reported(conf) ? DistinctCounts.of(table, snapshotId) : DistinctCounts.none(),
+          DistinctCounts.columnStatsReported(conf));
+    }
+    return withStreams(scan, dataTable);
+  }
+
+  /** The scan of a plan, with the builder's table, schemas, filter and options. */
+  private FloeScan scanOf(
+      ScanPlanner.Plan plan, String metadataLocation, Long snapshotId, Schema readSchema) {
     FloeScan scan =
         new FloeScan(
             table.name(),
-            metadataLocation(),
+            metadataLocation,
             snapshotId,
             table.io(),
             schema,
@@ -397,14 +416,7 @@ public final class FloeScanBuilder
             plan.layout(),
             plan.metrics());
     scan.runtimeFilterColumns(plan.runtimeFilterColumns());
-    if (dataTable && incremental == null && snapshotId != null) {
-      // only table metadata is read, and only when the cost-based optimizer will use the counts
-      scan.columnStatistics(
-          DistinctCounts.reported(conf) ? DistinctCounts.of(table, snapshotId) : DistinctCounts.none(),
-          DistinctCounts.columnStatsReported(conf));
-    }
-    FloeScan built = withStreams(scan, dataTable);
-    return batchFailure == null ? built : new StreamOnlyScan(built, batchFailure);
+    return scan;
   }
 
   private FloeScan withStreams(FloeScan scan, boolean dataTable) {

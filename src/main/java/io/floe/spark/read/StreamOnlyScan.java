@@ -8,21 +8,22 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The scan of a read whose incremental batch options ({@code start-snapshot-id}, {@code
- * end-snapshot-id}, ...) do not resolve into a batch range: as a stream it is the {@link FloeScan}
- * it wraps, whose source gives those options a stream's meaning (a stream may start after the
- * current snapshot; on a restart its checkpoint decides); as a batch it fails with the options'
- * error. Spark builds the scan before it asks for either, so the builder cannot tell which read it
- * serves. It reports no statistics: the wrapped scan planned no files.
+ * end-snapshot-id}, ...) do not resolve into a batch range: as a stream it is the scan it wraps (a
+ * {@link FloeScan} or a {@link ChangelogScan}), whose source gives those options a stream's
+ * meaning and errors (a stream may start after the current snapshot; on a restart its checkpoint
+ * decides); as a batch it fails with the options' error. Spark builds the scan before it asks for
+ * either, so the builder cannot tell which read it serves. It reports no statistics: the wrapped
+ * scan planned no files.
  */
 final class StreamOnlyScan implements Scan {
-  private final FloeScan scan;
+  private final Scan scan;
   private final IllegalArgumentException batchFailure;
 
   /**
    * @param scan the scan a stream reads through (its schema, options and reader settings)
    * @param batchFailure why the options make no batch read
    */
-  StreamOnlyScan(FloeScan scan, IllegalArgumentException batchFailure) {
+  StreamOnlyScan(Scan scan, IllegalArgumentException batchFailure) {
     this.scan = Objects.requireNonNull(scan, "scan is null");
     this.batchFailure = Objects.requireNonNull(batchFailure, "batchFailure is null");
   }

@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * included; compactions change no rows and pass.
  *
  * <p>Offsets are {@link SnapshotOffset}s, one step per snapshot: position 0 stands before the
- * snapshot (the stream's first offset, from {@link StreamSnapshots#startingOffset}: the oldest
- * snapshot, or the first committed at or after {@code stream-from-timestamp}), position 1 after it.
+ * snapshot (the stream's first offset, from {@link StreamSnapshots#startingOffset}, as for a table
+ * stream: the oldest snapshot, the one after {@code start-snapshot-id} (exclusive), or the first
+ * committed at or after {@code stream-from-timestamp}), position 1 after it. The other options of
+ * a batch range ({@code end-snapshot-id}, {@code start-timestamp}, {@code end-timestamp}) fail the
+ * stream ({@link StreamingReadSettings#resolve}).
  * The first offset is kept in the checkpoint ({@link InitialOffsets}). Rate limits ({@code
  * max-files-per-micro-batch}, {@code max-rows-per-micro-batch}) count a snapshot's changed files
  * and rows from its summary and end a micro-batch before the snapshot that would pass them; a

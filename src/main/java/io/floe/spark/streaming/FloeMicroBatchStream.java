@@ -3,7 +3,6 @@ package io.floe.spark.streaming;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
-import io.floe.spark.read.StreamingReadOptionNames;
 import io.floe.spark.read.plan.IncrementalPlanner;
 import io.floe.spark.read.plan.TaskGroup;
 import java.util.ArrayList;
@@ -69,39 +68,9 @@ public final class FloeMicroBatchStream
     Objects.requireNonNull(loader, "loader is null");
     this.scan = Objects.requireNonNull(scan, "scan is null");
     this.checkpointLocation = Objects.requireNonNull(checkpointLocation, "checkpointLocation is null");
-    refuseBatchRangeEnds(scan.tableName(), options);
     this.settings = StreamingReadSettings.resolve(scan.tableName(), options, SQLConf.get());
     this.stream = new StreamTable(loader.load(), scan.tableName(), settings);
     this.table = stream.table();
-  }
-
-  /**
-   * Fails the options of an incremental batch read that a stream would not honour: the commit
-   * times (before batch reads took them a stream refused them as unknown options) and the end
-   * snapshot (a stream has no end). {@code start-snapshot-id} is the stream's start.
-   */
-  private static void refuseBatchRangeEnds(String tableName, Map<String, String> options) {
-    for (String key : options.keySet()) {
-      for (String option :
-          List.of(StreamingReadOptionNames.START_TIMESTAMP, StreamingReadOptionNames.END_TIMESTAMP)) {
-        if (key.equalsIgnoreCase(option)) {
-          throw new IllegalArgumentException(
-              "Cannot read " + tableName + " as a stream: option '" + option + "' chooses the"
-                  + " snapshots of a batch read; a stream starts at the table's oldest snapshot, after "
-                  + StreamingReadOptionNames.START_SNAPSHOT_ID + " or at "
-                  + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
-        }
-      }
-      if (key.equalsIgnoreCase(StreamingReadOptionNames.END_SNAPSHOT_ID)) {
-        throw new IllegalArgumentException(
-            "Cannot read " + tableName + " as a stream: option '"
-                + StreamingReadOptionNames.END_SNAPSHOT_ID + "' ends a batch read, and a stream has"
-                + " no end; read up to a snapshot with a batch read (spark.read with "
-                + StreamingReadOptionNames.START_SNAPSHOT_ID + " and "
-                + StreamingReadOptionNames.END_SNAPSHOT_ID + "), or let the stream stop at the"
-                + " snapshot that is current when it starts with Trigger.AvailableNow");
-      }
-    }
   }
 
   public StreamingReadSettings settings() {

@@ -3,6 +3,7 @@ package io.floe.spark.streaming;
 import io.floe.spark.read.ReadOptions;
 import io.floe.spark.read.StreamingReadOptionNames;
 import io.floe.spark.util.OptionResolver;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
@@ -87,9 +88,16 @@ public record StreamingReadSettings(
     return rows ? ReadLimit.maxRows(maxRows) : ReadLimit.allAvailable();
   }
 
-  /** The settings of a stream over {@code tableName} from the caller's read options. */
+  /**
+   * The settings of a stream over {@code tableName} (a table or its change feed) from the caller's
+   * read options.
+   *
+   * @throws IllegalArgumentException for an option of an incremental batch read that a stream does
+   *     not honour ({@link #refuseBatchRangeEnds}), or a value out of range
+   */
   public static StreamingReadSettings resolve(
       String tableName, Map<String, String> options, SQLConf session) {
+    refuseBatchRangeEnds(tableName, options);
     OptionResolver resolver =
         new OptionResolver(
             "Cannot read " + tableName + " as a stream", options, session,
@@ -106,6 +114,35 @@ public record StreamingReadSettings(
         resolver.booleanValue(StreamingReadOptionNames.SKIP_OVERWRITE_SNAPSHOTS, null, false),
         resolver.longValue(StreamingReadOptionNames.SNAPSHOT_POLLING_INTERVAL_MS, null, 0L),
         overwriteMode(tableName, resolver));
+  }
+
+  /**
+   * Fails the options of an incremental batch read that a stream would not honour: the commit
+   * times (before batch reads took them a stream refused them as unknown options) and the end
+   * snapshot (a stream has no end). {@code start-snapshot-id} is the stream's start.
+   */
+  private static void refuseBatchRangeEnds(String tableName, Map<String, String> options) {
+    for (String key : options.keySet()) {
+      for (String option :
+          List.of(StreamingReadOptionNames.START_TIMESTAMP, StreamingReadOptionNames.END_TIMESTAMP)) {
+        if (key.equalsIgnoreCase(option)) {
+          throw new IllegalArgumentException(
+              "Cannot read " + tableName + " as a stream: option '" + option + "' chooses the"
+                  + " snapshots of a batch read; a stream starts at the table's oldest snapshot, after "
+                  + StreamingReadOptionNames.START_SNAPSHOT_ID + " or at "
+                  + StreamingReadOptionNames.STREAM_FROM_TIMESTAMP);
+        }
+      }
+      if (key.equalsIgnoreCase(StreamingReadOptionNames.END_SNAPSHOT_ID)) {
+        throw new IllegalArgumentException(
+            "Cannot read " + tableName + " as a stream: option '"
+                + StreamingReadOptionNames.END_SNAPSHOT_ID + "' ends a batch read, and a stream has"
+                + " no end; read up to a snapshot with a batch read (spark.read with "
+                + StreamingReadOptionNames.START_SNAPSHOT_ID + " and "
+                + StreamingReadOptionNames.END_SNAPSHOT_ID + "), or let the stream stop at the"
+                + " snapshot that is current when it starts with Trigger.AvailableNow");
+      }
+    }
   }
 
   private static StreamOverwriteMode overwriteMode(String tableName, OptionResolver resolver) {

@@ -30,6 +30,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -38,6 +39,7 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
@@ -106,6 +108,27 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(scan.toBatch()).isEqualTo(batch);
     assertThat(batch.planInputPartitions()).containsExactlyElementsOf(batch.partitions());
     assertThat(batch.createReaderFactory()).isSameAs(batch.readerFactory());
+  }
+
+  @Test
+  void incrementalScanThatMayStreamPlansWhenItTravelsAndGivesTheSameBatch() {
+    createTable("incremental_pieces");
+    long first = SnapshotUtil.oldestAncestor(loadTable("incremental_pieces").table()).snapshotId();
+    CaseInsensitiveStringMap options =
+        new CaseInsensitiveStringMap(Map.of("start-snapshot-id", String.valueOf(first)));
+    Scan deferred = loadTable("incremental_pieces").newScanBuilder(options).build();
+    Scan other = loadTable("incremental_pieces").newScanBuilder(options).build();
+    assertThat(deferred).isNotInstanceOf(FloeScan.class);
+    assertThat(deferred.description()).contains("not planned");
+
+    // Java serialization plans first; a copy made after planning also travels through Kryo
+    Scan viaJava = Travel.throughJava(deferred);
+    FloeBatch batch = (FloeBatch) other.toBatch();
+    assertThat(batch.partitions()).isNotEmpty();
+    assertThat(viaJava.toBatch()).isEqualTo(batch);
+    assertThat(deferred.toBatch()).isEqualTo(batch);
+    assertThat(Travel.throughKryo(deferred).toBatch()).isEqualTo(batch);
+    assertThat(deferred.description()).doesNotContain("not planned");
   }
 
   @Test

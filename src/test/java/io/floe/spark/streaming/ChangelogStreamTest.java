@@ -1,7 +1,6 @@
 package io.floe.spark.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.FloeCatalog;
 import io.floe.spark.read.SnapshotHistory;
@@ -14,6 +13,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -172,11 +172,87 @@ class ChangelogStreamTest extends SourceTestBase<String> {
     assertThat(allRows()).isEqualTo(expected(CHANGED, all.subList(2, all.size()))).isNotEmpty();
   }
 
+  /** The batch changelog read after {@code after}, as {@link #allRows} gives a stream's rows. */
+  private static List<String> batchChangesAfter(long after) {
+    List<String> rows = new ArrayList<>();
+    spark.read().option("start-snapshot-id", String.valueOf(after)).table(TABLE + ".changes")
+        .collectAsList().forEach(row -> rows.add(withoutOrdinal(row.toString())));
+    rows.sort(null);
+    return rows;
+  }
+
+  /** The message of the feed's failure with these options; the checkpoint is removed after. */
+  private String failureOf(String table, String... options) throws Exception {
+    try {
+      startOn(table, options).awaitTermination();
+    } catch (StreamingQueryException e) {
+      return e.getMessage();
+    } finally {
+      deleteRecursively(checkpoints.resolve("q"));
+    }
+    throw new AssertionError("the change feed with " + List.of(options) + " did not fail");
+  }
+
   @Test
-  void theOptionsOfABatchRangeFailAStream() {
-    assertThatThrownBy(() -> startOn(CHANGED, "start-snapshot-id", String.valueOf(snapshots(CHANGED).get(0).snapshotId()))
-            .awaitTermination())
-        .hasStackTraceContaining("Cannot read " + CHANGED + ".changes as a stream: option 'start-snapshot-id'"
-            + " chooses the snapshots of a batch read");
+  void startSnapshotIdStartsTheFeedAfterItAndARestartReadsEachLaterChangeOnce() throws Exception {
+    create(TABLE);
+    firstChanges(TABLE);
+    List<Snapshot> first = snapshots();
+    assertThat(first).extracting(Snapshot::operation).containsExactly("append", "delete", "overwrite");
+    String second = String.valueOf(first.get(1).snapshotId());
+
+    startOn(TABLE, "start-snapshot-id", second).awaitTermination();
+    assertThat(allRows())
+        .isEqualTo(expected(first.subList(2, first.size())))
+        .isEqualTo(batchChangesAfter(first.get(1).snapshotId()))
+        .anyMatch(row -> row.contains("DELETE"))
+        .anyMatch(row -> row.contains("INSERT"));
+    int batchesBefore = batches().size();
+
+    // the checkpoint's offset wins over the option: the restart reads only the later snapshots
+    moreChanges(TABLE);
+    startOn(TABLE, "start-snapshot-id", second).awaitTermination();
+    List<Snapshot> all = snapshots();
+    assertThat(allRows())
+        .isEqualTo(expected(all.subList(2, all.size())))
+        .isEqualTo(batchChangesAfter(first.get(1).snapshotId()));
+    List<String> restarted = new ArrayList<>();
+    batches().entrySet().stream()
+        .filter(entry -> entry.getKey() >= batchesBefore)
+        .forEach(entry -> entry.getValue().forEach(row -> restarted.add(withoutOrdinal(row))));
+    restarted.sort(null);
+    assertThat(restarted).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
+  }
+
+  @Test
+  void aStartSnapshotIdTheFeedCannotStartAfterFailsNamingIt() throws Exception {
+    create(TABLE);
+    firstChanges(TABLE);
+    List<Snapshot> history = snapshots();
+    long second = history.get(1).snapshotId();
+    sql("CALL floe.system.rollback_to_snapshot('cs.t', %d)", history.get(0).snapshotId());
+    sql("INSERT INTO %s VALUES (9L, 'z')", TABLE);
+    long current = snapshots().get(snapshots().size() - 1).snapshotId();
+
+    assertThat(failureOf(TABLE, "start-snapshot-id", "42"))
+        .contains("Cannot read " + TABLE + " as a stream: option 'start-snapshot-id' names no snapshot"
+            + " of the table: 42");
+    assertThat(failureOf(TABLE, "start-snapshot-id", String.valueOf(second)))
+        .contains("Cannot read " + TABLE + " as a stream: option 'start-snapshot-id' (" + second
+            + ") is not an ancestor of the current snapshot (" + current + ")");
+    assertThat(failureOf(TABLE, "start-snapshot-id", "first"))
+        .contains("option 'start-snapshot-id'").contains("'first'");
+    assertThat(batches()).isEmpty();
+  }
+
+  @Test
+  void theOptionsThatEndOrTimeABatchRangeFailAStreamNamingThem() throws Exception {
+    String first = String.valueOf(snapshots(CHANGED).get(0).snapshotId());
+    assertThat(failureOf(CHANGED, "end-snapshot-id", first))
+        .contains("as a stream: option 'end-snapshot-id' ends a batch read, and a stream has no end");
+    for (String option : List.of("start-timestamp", "end-timestamp")) {
+      assertThat(failureOf(CHANGED, option, "0"))
+          .contains("as a stream: option '" + option + "' chooses the snapshots of a batch read");
+    }
   }
 }

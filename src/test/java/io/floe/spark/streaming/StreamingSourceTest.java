@@ -12,6 +12,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.sql.Dataset;
@@ -194,6 +195,46 @@ class StreamingSourceTest extends SourceTestBase<Long> {
     List<Long> read = allIds();
     read.sort(null);
     assertThat(read).isNotEmpty().isEqualTo(idsAddedBetween(current, currentSnapshotId()));
+  }
+
+  /** Deletes from disk the data manifests that snapshot {@code id} added. */
+  private static List<String> deleteManifestsAddedBy(long id) {
+    Table table = StreamTables.load(warehouse, "s", "src");
+    List<String> deleted = new ArrayList<>();
+    for (ManifestFile manifest : table.snapshot(id).dataManifests(table.io())) {
+      if (manifest.snapshotId() == id) {
+        table.io().deleteFile(manifest.path());
+        deleted.add(manifest.path());
+      }
+    }
+    assertThat(deleted).isNotEmpty();
+    return deleted;
+  }
+
+  @Test
+  void aStreamWithStartSnapshotIdNeverPlansTheBatchRangeSoAnUnreadableOldManifestDoesNotStopIt()
+      throws Exception {
+    append(0, 5, 1);
+    long first = currentSnapshotId();
+    append(5, 10, 1);
+    long second = currentSnapshotId();
+    append(10, 15, 2);
+    long third = currentSnapshotId();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    assertThat(allIds()).containsExactlyInAnyOrderElementsOf(idsAddedBetween(first, third));
+
+    // the second snapshot is now behind the stream's checkpoint, but still in the option's range
+    List<String> unreadable = deleteManifestsAddedBy(second);
+    append(15, 20, 1);
+    forgetBatches();
+    start(Trigger.AvailableNow(), "start-snapshot-id", String.valueOf(first)).awaitTermination();
+    // exactly the rows of the append after the checkpoint (time travel would need the lost manifest)
+    assertThat(allIds()).containsExactlyInAnyOrderElementsOf(range(15, 20));
+
+    // a batch read of the same range plans it, and cannot
+    assertThatThrownBy(() -> incrementalIds(first))
+        .hasMessageContaining("Cannot plan the incremental read of floe.s.src")
+        .hasMessageContaining(unreadable.get(0).replaceFirst("^file:", ""));
   }
 
   @Test

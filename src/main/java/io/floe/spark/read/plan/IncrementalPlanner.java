@@ -7,6 +7,8 @@ import java.util.List;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.IncrementalAppendScan;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.exceptions.RuntimeIOException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
@@ -30,6 +32,7 @@ public final class IncrementalPlanner {
    * @param filter the scan's filter, in the table's current column names
    * @throws IllegalArgumentException when the start is not an ancestor of the end (Iceberg's
    *     message)
+   * @throws IllegalStateException when a manifest list or manifest of the range cannot be read
    */
   public static ScanPlanner.Plan plan(
       Table table, Long startSnapshotId, long endSnapshotId, Expression filter, PlanOptions options) {
@@ -47,6 +50,11 @@ public final class IncrementalPlanner {
       planned.forEach(tasks::add);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the incremental read of " + table.name(), e);
+    } catch (NotFoundException | RuntimeIOException e) {
+      // a manifest list or manifest of the range is gone or unreadable: say which read needed it
+      throw new IllegalStateException(
+          "Cannot plan the incremental read of " + table.name() + " after snapshot "
+              + startSnapshotId + " up to " + endSnapshotId + ": " + e.getMessage(), e);
     }
     long splitSize = splitSize(tasks, options);
     List<TaskGroup> groups = groups(tasks, options);
