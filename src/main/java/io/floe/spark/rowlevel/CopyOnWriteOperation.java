@@ -39,17 +39,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * the scan Spark built. The operation asks for the column of the runtime filter, which names the
  * files the commit removes: {@code _file} and {@code _pos} for DELETE and UPDATE, and for a MERGE,
  * which carries it through its join, the far shorter {@link FileKeyColumn} (or {@code _file} with
- * {@link #MERGE_FILE_COLUMN}); on a format v3 table
+ * {@link MergeFileColumn#CONF}); on a format v3 table
  * also for the row lineage columns, which the new files keep ({@link RowLineageColumns}).
  */
 final class CopyOnWriteOperation implements RowLevelOperation {
-  /**
-   * Session conf: {@code true} makes a copy-on-write MERGE ask for {@code _file} instead of {@link
-   * FileKeyColumn}, so that its clauses may read {@code t._file} (Spark resolves a MERGE's
-   * metadata columns only among those the operation asks for).
-   */
-  static final String MERGE_FILE_COLUMN = "spark.floe.merge.file-column-enabled";
-
   private final Table table;
   private final TableLoader loader;
   private final Command command;
@@ -81,9 +74,7 @@ final class CopyOnWriteOperation implements RowLevelOperation {
         RowLevelIsolation.resolve(
             table.name(), command, options.isolationLevel(), table.properties());
     this.snapshot = head(table, options.branch());
-    this.keyedFiles =
-        command == Command.MERGE
-            && !Boolean.parseBoolean(SQLConf.get().getConfString(MERGE_FILE_COLUMN, "false"));
+    this.keyedFiles = MergeFileColumn.keyed(command);
   }
 
   private static Snapshot head(Table table, String branch) {

@@ -51,7 +51,6 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
   private static final Expression SPEC_ID = Expressions.column(MetadataColumns.SPEC_ID.name());
   private static final Expression PARTITION =
       Expressions.column(MetadataColumns.PARTITION_COLUMN_NAME);
-  private static final Expression FILE = Expressions.column(MetadataColumns.FILE_PATH.name());
   private static final Expression POSITION =
       Expressions.column(MetadataColumns.ROW_POSITION.name());
 
@@ -76,6 +75,8 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
    * @param mode the operation's distribution mode
    * @param options the write's resolved options (fanout, path-based, whether to use the table's
    *     distribution and ordering at all)
+   * @param fileColumn the row id's column naming the data file: {@code _file}, or for a MERGE
+   *     {@code _floe_file_key} ({@link MergeFileColumn})
    * @param advisoryPartitionSizeBytes the shuffle partition size to ask for when rows are
    *     distributed ({@link io.floe.spark.write.AdvisoryPartitionSize}: for deletes only for a
    *     DELETE, for data files otherwise)
@@ -87,7 +88,9 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
       org.apache.iceberg.SortOrder sortOrder,
       DistributionMode mode,
       WriteOptions options,
+      String fileColumn,
       long advisoryPartitionSizeBytes) {
+    Expression file = Expressions.column(fileColumn);
     Objects.requireNonNull(command, "command is null");
     Objects.requireNonNull(mode, "mode is null");
     Objects.requireNonNull(options, "options is null");
@@ -108,7 +111,7 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
 
     List<Expression> keys = new ArrayList<>(List.of(SPEC_ID, PARTITION));
     if (spec.isUnpartitioned()) {
-      keys.add(FILE);
+      keys.add(file);
     }
     Distribution distribution =
         switch (mode) {
@@ -132,7 +135,7 @@ public final class DeltaDistribution implements RowDistribution, Serializable {
     boolean noOrder = fanout(options) && (!writesRows || sortOrder.isUnsorted());
     List<SortOrder> order = new ArrayList<>();
     if (!noOrder) {
-      order.addAll(ascending(List.of(SPEC_ID, PARTITION, FILE, POSITION)));
+      order.addAll(ascending(List.of(SPEC_ID, PARTITION, file, POSITION)));
       if (writesRows) {
         order.addAll(Arrays.asList(rowOrdering));
       }

@@ -3,12 +3,14 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
+import io.floe.spark.read.exec.FileKeyColumn;
 import io.floe.spark.write.AdvisoryPartitionSize;
 import io.floe.spark.write.WriteOptions;
 import io.floe.spark.write.exec.DataWriterSettings;
 import io.floe.spark.write.exec.DeltaWriterSettings;
 import io.floe.spark.write.exec.RowLineageSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -130,17 +132,19 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
     }
     StructType rowId = info.rowIdSchema().orElseThrow(() -> missing("row id"));
     StructType metadata = info.metadataSchema().orElseThrow(() -> missing("metadata"));
+    boolean keyed = Arrays.asList(rowId.fieldNames()).contains(FileKeyColumn.NAME);
     DeltaWriterSettings writer =
         new DeltaWriterSettings(
             data,
             deletionVectors,
             mor.granularity(),
             mor.targetDeleteFileSizeBytes(),
-            rowId.fieldIndex(MetadataColumns.FILE_PATH.name()),
+            rowId.fieldIndex(keyed ? FileKeyColumn.NAME : MetadataColumns.FILE_PATH.name()),
             rowId.fieldIndex(MetadataColumns.ROW_POSITION.name()),
             metadata.fieldIndex(MetadataColumns.SPEC_ID.name()),
             metadata.fieldIndex(MetadataColumns.PARTITION_COLUMN_NAME),
-            read == null ? Map.of() : previousDeletes(read, deletionVectors, mor.granularity()));
+            read == null ? Map.of() : previousDeletes(read, deletionVectors, mor.granularity()),
+            keyed ? fileKeys(table.name(), read) : null);
     DeltaContext context =
         new DeltaContext(
             loader, copy, command, commitId, startingSnapshotId, validateFrom, conflictFilter,
@@ -148,11 +152,40 @@ public final class FloeDeltaWriteBuilder implements DeltaWriteBuilder {
     DeltaDistribution distribution =
         DeltaDistribution.of(
             command, table.schema(), spec, table.sortOrder(), mor.distributionMode(), options,
+            keyed ? FileKeyColumn.NAME : MetadataColumns.FILE_PATH.name(),
             command == Command.DELETE
                 ? AdvisoryPartitionSize.forDeletes(
                     options, table.properties(), TableUtil.formatVersion(table), session)
                 : AdvisoryPartitionSize.forData(options, table.properties(), session));
     return new FloeDeltaWrite(context, distribution);
+  }
+
+  /**
+   * The location of each key of the data files the scan planned (before any runtime filter), for
+   * a row id that names files by key. Two planned files with one key (a chance of about n² / 2⁶⁵)
+   * fail the statement before anything is written, since a delete must name its file exactly.
+   */
+  private static Map<Long, String> fileKeys(String tableName, FloeScan read) {
+    Map<Long, String> keys = new HashMap<>();
+    if (read == null) {
+      return keys;
+    }
+    for (FloeInputPartition partition : read.partitions()) {
+      for (ScanTask task : partition.tasks()) {
+        if (!task.isFileScanTask()) {
+          continue;
+        }
+        String location = task.asFileScanTask().file().location();
+        String other = keys.putIfAbsent(FileKeyColumn.of(location), location);
+        if (other != null && !other.equals(location)) {
+          throw new IllegalStateException(
+              "Cannot MERGE into " + tableName + ": data files " + other + " and " + location
+                  + " have the same key; run the MERGE with the session conf "
+                  + MergeFileColumn.CONF + "=true");
+        }
+      }
+    }
+    return keys;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.floe.spark.rowlevel;
 import io.floe.spark.commit.TableLoader;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.FloeScanBuilder;
+import io.floe.spark.read.exec.FileKeyColumn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,7 +21,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A merge-on-read DELETE, UPDATE or MERGE: Spark reads the affected rows through the ordinary Floe
- * scan, with each row's id ({@code _file}, {@code _pos}) and its data file's {@code _spec_id} and
+ * scan, with each row's id ({@code _file}, {@code _pos}; for a MERGE {@code _floe_file_key}, {@code
+ * _pos}: see {@link MergeFileColumn}) and its data file's {@code _spec_id} and
  * {@code _partition}, and hands the writer a delta of deleted rows and new rows. Deleted rows become
  * position deletes (format v2) or deletion vectors (format v3); new rows, and the new version of
  * each updated row (an update arrives as a delete and an insert), become data files. No data file
@@ -84,8 +86,11 @@ public final class MergeOnReadOperation implements SupportsDelta {
 
   @Override
   public NamedReference[] rowId() {
+    // a MERGE carries the row id through its join for every target row: the file's 8-byte key
+    // rather than its location, which the writer looks up among the scanned files
     return new NamedReference[] {
-      Expressions.column(MetadataColumns.FILE_PATH.name()),
+      Expressions.column(
+          MergeFileColumn.keyed(command()) ? FileKeyColumn.NAME : MetadataColumns.FILE_PATH.name()),
       Expressions.column(MetadataColumns.ROW_POSITION.name())
     };
   }

@@ -232,11 +232,11 @@ class CopyOnWriteTest extends RowLevelTestBase {
     // by default the MERGE asks for the file key only, and Spark resolves no other metadata column
     assertThatThrownBy(() -> sql(merge)).hasMessageContaining("_file");
     assertThat(current().snapshotId()).isEqualTo(before);
-    spark.conf().set(CopyOnWriteOperation.MERGE_FILE_COLUMN, "true");
+    spark.conf().set(MergeFileColumn.CONF, "true");
     try {
       sql(merge);
     } finally {
-      spark.conf().unset(CopyOnWriteOperation.MERGE_FILE_COLUMN);
+      spark.conf().unset(MergeFileColumn.CONF);
     }
 
     assertTableIs(

@@ -2,6 +2,7 @@ package io.floe.spark.rowlevel;
 
 import static io.floe.spark.read.ReadTestSupport.icebergTable;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.commit.Committer;
@@ -18,6 +19,8 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -143,6 +146,35 @@ class MergeOnReadDmlTest extends SparkTestBase {
     assertThat(summary).containsEntry("spark.merge-into.num-target-rows-inserted", "4");
     assertThat(summary).containsEntry("spark.merge-into.num-target-rows-matched-deleted", "5");
     assertThat(summary).containsKey(Committer.COMMIT_ID_KEY);
+  }
+
+  @ParameterizedTest(name = "v{0}, partitioned {1}")
+  @MethodSource("tables")
+  void mergeThatReadsTheFileColumnNeedsTheConfAndSeesEachRowsFile(
+      int formatVersion, boolean partitioned) {
+    MergeOnReadTables t = table("mergefile", formatVersion, partitioned);
+    Dataset<Row> paths = spark.sql("SELECT id, _file AS f FROM " + t.table());
+    spark.createDataFrame(paths.collectAsList(), paths.schema()).createOrReplaceTempView("mor_paths");
+    String merge =
+        "MERGE INTO " + t.table() + " t USING (SELECT CAST(id AS INT) AS id FROM range(3, 7)) s"
+            + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.dep = t._file";
+    long before = t.iceberg().currentSnapshot().snapshotId();
+
+    // the row id names files by key, and Spark resolves no other metadata column in a MERGE
+    assertThatThrownBy(() -> sql(merge)).hasMessageContaining("_file");
+    t.iceberg().refresh();
+    assertThat(t.iceberg().currentSnapshot().snapshotId()).isEqualTo(before);
+    spark.conf().set(MergeFileColumn.CONF, "true");
+    try {
+      sql(merge);
+    } finally {
+      spark.conf().unset(MergeFileColumn.CONF);
+    }
+
+    t.assertRows(
+        "SELECT v.id, CASE WHEN v.id BETWEEN 3 AND 6 THEN p.f ELSE v.dep END, v.val FROM "
+            + MergeOnReadTables.VIEW + " v LEFT JOIN mor_paths p ON v.id = p.id");
+    assertThat(t.assertOneDeleteFilePerDataFile()).isPositive();
   }
 
   @ParameterizedTest(name = "v{0}, partitioned {1}")

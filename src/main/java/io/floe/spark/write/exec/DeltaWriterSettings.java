@@ -20,7 +20,8 @@ import org.apache.iceberg.deletes.DeleteGranularity;
  * @param granularity for position-delete files: one per data file ({@code file}) or one per
  *     partition ({@code partition}); deletion vectors are always per data file
  * @param targetDeleteFileSizeBytes position-delete files roll at this size
- * @param fileOrdinal where {@code _file} sits in the row id Spark hands over
+ * @param fileOrdinal where {@code _file} (or, with {@code fileKeys}, the file's key) sits in the row
+ *     id Spark hands over
  * @param positionOrdinal where {@code _pos} sits in the row id
  * @param specIdOrdinal where {@code _spec_id} sits in the metadata row
  * @param partitionOrdinal where {@code _partition} sits in the metadata row
@@ -28,6 +29,9 @@ import org.apache.iceberg.deletes.DeleteGranularity;
  *     new delete file for it replaces: for deletion vectors every position delete and vector of the
  *     file (all are merged into the new vector), for file-scoped position deletes the earlier
  *     file-scoped ones; absent when there are none
+ * @param fileKeys when the row id names the data file by its 64-bit key (a MERGE: see {@code
+ *     io.floe.spark.read.exec.FileKeyColumn}) rather than its location, the location of each key
+ *     of the files the scan planned; null when the row id holds {@code _file}
  */
 public record DeltaWriterSettings(
     DataWriterSettings data,
@@ -38,7 +42,8 @@ public record DeltaWriterSettings(
     int positionOrdinal,
     int specIdOrdinal,
     int partitionOrdinal,
-    Map<String, List<DeleteFile>> previousDeletes)
+    Map<String, List<DeleteFile>> previousDeletes,
+    Map<Long, String> fileKeys)
     implements Serializable {
 
   public DeltaWriterSettings {
@@ -46,6 +51,7 @@ public record DeltaWriterSettings(
     Objects.requireNonNull(granularity, "granularity is null");
     Objects.requireNonNull(previousDeletes, "previousDeletes is null");
     previousDeletes = Map.copyOf(previousDeletes);
+    fileKeys = fileKeys == null ? null : Map.copyOf(fileKeys);
     if (targetDeleteFileSizeBytes <= 0) {
       throw new IllegalArgumentException(
           "Cannot write deletes to " + data.table().name()
@@ -75,7 +81,8 @@ public record DeltaWriterSettings(
         && positionOrdinal == that.positionOrdinal
         && specIdOrdinal == that.specIdOrdinal
         && partitionOrdinal == that.partitionOrdinal
-        && describe(previousDeletes).equals(describe(that.previousDeletes));
+        && describe(previousDeletes).equals(describe(that.previousDeletes))
+        && Objects.equals(fileKeys, that.fileKeys);
   }
 
   @Override
@@ -106,6 +113,8 @@ public record DeltaWriterSettings(
         + targetDeleteFileSizeBytes
         + ", dataFilesWithPreviousDeletes="
         + previousDeletes.size()
+        + ", rowIdFile="
+        + (fileKeys == null ? "location" : "key of " + fileKeys.size() + " files")
         + "}";
   }
 }

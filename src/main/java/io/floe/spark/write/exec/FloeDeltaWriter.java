@@ -60,6 +60,7 @@ public final class FloeDeltaWriter implements DeltaWriter<InternalRow> {
   private final int partitionWidth;
   private final Map<Integer, StructProjection> partitionProjections = new HashMap<>();
   private final int fileOrdinal;
+  private final Map<Long, String> fileKeys;
   private final int positionOrdinal;
   private final int specIdOrdinal;
   private final int partitionOrdinal;
@@ -114,6 +115,7 @@ public final class FloeDeltaWriter implements DeltaWriter<InternalRow> {
           spec.specId(), StructProjection.create(partitionType, spec.partitionType()));
     }
     this.fileOrdinal = settings.fileOrdinal();
+    this.fileKeys = settings.fileKeys();
     this.positionOrdinal = settings.positionOrdinal();
     this.specIdOrdinal = settings.specIdOrdinal();
     this.partitionOrdinal = settings.partitionOrdinal();
@@ -129,7 +131,17 @@ public final class FloeDeltaWriter implements DeltaWriter<InternalRow> {
           "Cannot delete a row of " + tableName + ": the table has no partition spec " + specId);
     }
     partition.wrap(partitionRow.wrap(metadata.getStruct(partitionOrdinal, partitionWidth)));
-    String file = id.getUTF8String(fileOrdinal).toString();
+    String file;
+    if (fileKeys == null) {
+      file = id.getUTF8String(fileOrdinal).toString();
+    } else {
+      file = fileKeys.get(id.getLong(fileOrdinal));
+      if (file == null) {
+        throw new IllegalStateException(
+            "Cannot delete a row of " + tableName + ": its row id names file key "
+                + id.getLong(fileOrdinal) + ", which no data file the operation scanned has");
+      }
+    }
     long position = id.getLong(positionOrdinal);
     deleteWriter.write(positionDelete.set(file, position), spec, partition);
   }
