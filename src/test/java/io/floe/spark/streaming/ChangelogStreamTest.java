@@ -68,10 +68,7 @@ class ChangelogStreamTest extends SourceTestBase<String> {
 
   /** Every row read so far, without the ordinal (a stream numbers each micro-batch's snapshots). */
   private List<String> allRows() {
-    List<String> rows = new ArrayList<>();
-    batches().values().forEach(batch -> batch.forEach(row -> rows.add(withoutOrdinal(row))));
-    rows.sort(null);
-    return rows;
+    return rowsOfBatchesFrom(Long.MIN_VALUE);
   }
 
   private static String withoutOrdinal(String row) {
@@ -142,12 +139,7 @@ class ChangelogStreamTest extends SourceTestBase<String> {
     assertThat(all).extracting(Snapshot::operation).contains("replace");
     // the restart read only the new snapshots' changes: every change once
     assertThat(allRows()).isEqualTo(expected(all));
-    List<String> restarted = new ArrayList<>();
-    batches().entrySet().stream()
-        .filter(entry -> entry.getKey() >= batchesBefore)
-        .forEach(entry -> entry.getValue().forEach(row -> restarted.add(withoutOrdinal(row))));
-    restarted.sort(null);
-    assertThat(restarted).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
+    assertThat(rowsOfBatchesFrom(batchesBefore)).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
   }
 
   @Test
@@ -216,12 +208,7 @@ class ChangelogStreamTest extends SourceTestBase<String> {
     assertThat(allRows())
         .isEqualTo(expected(all.subList(2, all.size())))
         .isEqualTo(batchChangesAfter(first.get(1).snapshotId()));
-    List<String> restarted = new ArrayList<>();
-    batches().entrySet().stream()
-        .filter(entry -> entry.getKey() >= batchesBefore)
-        .forEach(entry -> entry.getValue().forEach(row -> restarted.add(withoutOrdinal(row))));
-    restarted.sort(null);
-    assertThat(restarted).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
+    assertThat(rowsOfBatchesFrom(batchesBefore)).isEqualTo(expected(all.subList(first.size(), all.size()))).isNotEmpty();
   }
 
   @Test
@@ -254,5 +241,15 @@ class ChangelogStreamTest extends SourceTestBase<String> {
       assertThat(failureOf(CHANGED, option, "0"))
           .contains("as a stream: option '" + option + "' chooses the snapshots of a batch read");
     }
+  }
+
+  /** The change rows of the micro-batches from the given batch on, without ordinals, sorted. */
+  private List<String> rowsOfBatchesFrom(long firstBatch) {
+    List<String> rows = new ArrayList<>();
+    batches().entrySet().stream()
+        .filter(entry -> entry.getKey() >= firstBatch)
+        .forEach(entry -> entry.getValue().forEach(row -> rows.add(withoutOrdinal(row))));
+    rows.sort(null);
+    return rows;
   }
 }
