@@ -6,7 +6,9 @@
 #              STREAM_EPOCHS_OVERRIDE / STREAM_ROWS (counted epochs / rows per epoch of the streaming scenario),
 #              HEAP (default 4g), WARM_RUNS (default 3), TPCH_WARM_RUNS (default 1), TPCH_CBO (set: TPC-H with Spark's
 #              cost-based optimizer and compute_table_stats first), FLOE_BUILD_DIR (default target-bench),
-#              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2).
+#              ICEBERG_RUNTIME_JAR (default: the 1.11.0 jar in ~/.m2), FLOE_JAR (classpath, the default: Floe's classes
+#              and its dependencies' jars, as bin/floe-sql runs; runtime: Floe's one shaded runtime jar on Spark's
+#              classpath, as the official runtime is measured and as spark-submit --jars users run it).
 set -euo pipefail
 
 MODE=full
@@ -96,7 +98,15 @@ javac -nowarn -d "$WORK/bench-classes" -cp "$RUNTIME_JAR:$(cat "$WORK/cp-tpch.tx
 
 CP_SPARK="$WORK/bench-classes:$(cat "$WORK/cp-spark.txt")"
 CP_OFFICIAL="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")"
-CP_FLOE="$WORK/bench-classes:$(cat "$BUILD_DIR/launcher/classpath.txt")"
+case "${FLOE_JAR:-classpath}" in
+  classpath) CP_FLOE="$WORK/bench-classes:$(cat "$BUILD_DIR/launcher/classpath.txt")" ;;
+  runtime)
+    log "packaging Floe's runtime jar into $BUILD_DIR"
+    (cd "$ROOT" && mvn -q -B -Dfloe.build.dir="$BUILD_DIR" -Dmaven.test.skip=true package)
+    FLOE_RUNTIME_JAR="$(ls "$BUILD_DIR"/floe-spark-*-runtime.jar)"
+    CP_FLOE="$WORK/bench-classes:$FLOE_RUNTIME_JAR:$(cat "$WORK/cp-spark.txt")" ;;
+  *) echo "Cannot run benchmarks: FLOE_JAR is '${FLOE_JAR}', not classpath or runtime" >&2; exit 2 ;;
+esac
 CP_GEN="$WORK/bench-classes:$RUNTIME_JAR:$(cat "$WORK/cp-tpch.txt")"
 
 JVM_FLAGS="$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
@@ -216,6 +226,7 @@ OUT="$RESULTS/$STAMP-$MODE.md"
   echo "- Spark local[2], driver heap $HEAP, $ROUNDS rounds, one JVM per engine per round (alternating), TPC-H in a JVM of its own"
   echo "- Load average (1/5/15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER"
   echo "- Official runtime: $(basename "$RUNTIME_JAR")"
+  echo "- Floe from: ${FLOE_JAR:-classpath}$([[ "${FLOE_JAR:-classpath}" == runtime ]] && echo " ($(basename "$FLOE_RUNTIME_JAR"))")"
   echo "- Scenarios: ${SCENARIOS[*]}"
   if [[ -n "${TPCH_CBO:-}" ]]; then echo "- TPC-H with spark.sql.cbo.enabled=true, compute_table_stats on every table first (TPCH_CBO)"; fi
   echo
