@@ -26,6 +26,8 @@ for _op in ["delete", "update", "merge"]:
 SCENARIOS += ["rewrite-data-files", "expire-snapshots"]
 # the streaming scenario: median seconds of one sink epoch (and of its addBatch), the source's whole run
 SCENARIOS += ["stream-sink", "stream-sink-addbatch", "stream-source"]
+# the floor of any sink's epoch (Spark's noop sink, run by the parquet engine only)
+SCENARIOS += ["stream-sink-noop", "stream-sink-noop-addbatch"]
 REL_TOL = 1e-9
 
 times = defaultdict(list)

@@ -14,7 +14,6 @@ import io.floe.spark.read.ChangelogInputPartition;
 import io.floe.spark.read.ChangelogRange;
 import io.floe.spark.read.ChangelogReaderFactory;
 import io.floe.spark.read.ChangelogScan;
-import io.floe.spark.read.DeferredIncrementalScan;
 import io.floe.spark.read.FloeBatch;
 import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeReaderFactory;
@@ -144,8 +143,7 @@ public final class FloeKryoRegistrator implements KryoRegistrator {
                 ChangelogInputPartition.class,
                 ChangelogReaderFactory.class,
                 ChangelogRange.class,
-                ChangeTask.class,
-                DeferredIncrementalScan.class));
+                ChangeTask.class));
     for (String name : ICEBERG_INTERNAL_CLASSES) {
       classes.add(load(name));
     }

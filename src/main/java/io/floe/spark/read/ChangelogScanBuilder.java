@@ -204,7 +204,7 @@ public final class ChangelogScanBuilder
         new ChangelogScan(
             name, range, readSchema, planning, new ChangelogReaderFactory(settings, changeColumns),
             stream);
-    return rangeFailure == null ? scan[0] : new StreamOnlyScan(scan[0], rangeFailure);
+    return rangeFailure == null ? scan[0] : new StreamOnlyScan(scan[0], name, rangeFailure);
   }
 
   /** The change column a requested name is, or null for a table column. */

@@ -12,14 +12,18 @@ import io.floe.spark.read.plan.ScanPlanner;
 import io.floe.spark.read.plan.ScanStatistics;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.util.PlanValues;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -56,6 +60,16 @@ import org.apache.spark.sql.types.StructType;
  * Spark applies before it asks for the batch to run: the scan then reads the planned groups less
  * the tasks the filter rules out. Each runtime filter starts again from the planned groups.
  * Equality and hashing look only at the planned scan.
+ *
+ * <p>A scan of a table that can also stream is built before it plans ({@link #planningLater}):
+ * Spark builds a stream's scan as it builds a batch read's, and a stream plans its micro-batches
+ * itself, so planning the whole snapshot for it would be wasted (and would fail on a manifest the
+ * stream never needs). Such a scan plans once, when a batch use first needs the plan (its
+ * partitions, statistics, partitioning, runtime filters, equality, or travel: Java serialization,
+ * also Kryo's through {@code FloeKryoRegistrator}, plans first, so a copy always carries its plan).
+ * {@link #toMicroBatchStream} plans nothing; once a stream has been made from an unplanned scan,
+ * its statistics are unknown rather than planned. A planning failure is raised by the call that
+ * planned, and again by each later one.
  */
 public final class FloeScan
     implements SupportsReportStatistics,
@@ -63,6 +77,19 @@ public final class FloeScan
         SupportsReportOrdering,
         SupportsRuntimeV2Filtering,
         Serializable {
+  private static final Statistics UNKNOWN_SIZE =
+      new Statistics() {
+        @Override
+        public OptionalLong sizeInBytes() {
+          return OptionalLong.empty();
+        }
+
+        @Override
+        public OptionalLong numRows() {
+          return OptionalLong.empty();
+        }
+      };
+
   private final String tableName;
   private final String metadataLocation;
   private final Long snapshotId;
@@ -70,13 +97,17 @@ public final class FloeScan
   private final Schema tableSchema;
   private final Schema readSchema;
   private final Expression filter;
-  private final List<FloeInputPartition> partitions;
   private final ReadOptions options;
-  private final ScanLayout layout;
-  private final DriverMetrics metrics;
+  // the plan: set by the constructor, or by the first use that needs it (planningLater)
+  private volatile List<FloeInputPartition> partitions;
+  private volatile ScanLayout layout;
+  private volatile DriverMetrics metrics;
   private volatile List<FloeInputPartition> filtered;
   private volatile long runtimeSkippedFiles;
-  private Set<Integer> runtimeFilterColumns = Set.of();
+  private volatile Set<Integer> runtimeFilterColumns = Set.of();
+  // driver-only: plans a scan built before planning; null once planned
+  private transient Supplier<ScanPlanner.Plan> planning;
+  private transient volatile boolean streamed;
   // driver-only: builds the stream source, null when the table offers none
   private transient Function<String, MicroBatchStream> streams;
   // driver-only, like the optimizer that reads them: the statistics file's distinct counts (null
@@ -123,6 +154,78 @@ public final class FloeScan
     this.filtered = this.partitions;
   }
 
+  private FloeScan(
+      String tableName,
+      String metadataLocation,
+      Long snapshotId,
+      FileIO io,
+      Schema tableSchema,
+      Schema readSchema,
+      Expression filter,
+      ReadOptions options,
+      Supplier<ScanPlanner.Plan> planning) {
+    this.tableName = Objects.requireNonNull(tableName, "tableName is null");
+    this.metadataLocation = metadataLocation;
+    this.snapshotId = snapshotId;
+    this.io = Objects.requireNonNull(io, "io is null");
+    this.tableSchema = Objects.requireNonNull(tableSchema, "tableSchema is null");
+    this.readSchema = Objects.requireNonNull(readSchema, "readSchema is null");
+    this.filter = Objects.requireNonNull(filter, "filter is null");
+    this.options = Objects.requireNonNull(options, "options is null");
+    this.planning = Objects.requireNonNull(planning, "planning is null");
+  }
+
+  /**
+   * A scan that plans when a batch use first needs its plan, and never for a stream; the
+   * arguments are the constructor's, with {@code planning} in place of the plan.
+   *
+   * @param planning plans the scan; called once, or again after it failed
+   */
+  static FloeScan planningLater(
+      String tableName,
+      String metadataLocation,
+      Long snapshotId,
+      FileIO io,
+      Schema tableSchema,
+      Schema readSchema,
+      Expression filter,
+      ReadOptions options,
+      Supplier<ScanPlanner.Plan> planning) {
+    return new FloeScan(
+        tableName, metadataLocation, snapshotId, io, tableSchema, readSchema, filter, options,
+        planning);
+  }
+
+  /** Plans the scan if it was built before planning; a failure leaves it unplanned. */
+  private void plan() {
+    if (partitions != null) {
+      return;
+    }
+    synchronized (this) {
+      if (partitions != null) {
+        return;
+      }
+      ScanPlanner.Plan plan = planning.get();
+      List<FloeInputPartition> groups = FloeInputPartition.of(plan.groups());
+      this.layout = plan.layout();
+      this.metrics = plan.metrics();
+      this.runtimeFilterColumns = plan.runtimeFilterColumns();
+      this.filtered = groups;
+      this.partitions = groups;
+      this.planning = null;
+    }
+  }
+
+  /** Whether the scan holds its plan: always, but for one built to plan later and not used yet. */
+  public boolean planned() {
+    return partitions != null;
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    plan();
+    out.defaultWriteObject();
+  }
+
   public String tableName() {
     return tableName;
   }
@@ -153,6 +256,7 @@ public final class FloeScan
 
   /** The planned task groups, before any runtime filter. */
   public List<FloeInputPartition> partitions() {
+    plan();
     return partitions;
   }
 
@@ -161,15 +265,18 @@ public final class FloeScan
   }
 
   public ScanLayout layout() {
+    plan();
     return layout;
   }
 
   public DriverMetrics metrics() {
+    plan();
     return metrics;
   }
 
   /** The task groups the scan reads now: the planned ones less what a runtime filter ruled out. */
   public List<FloeInputPartition> readPartitions() {
+    plan();
     return filtered;
   }
 
@@ -180,21 +287,31 @@ public final class FloeScan
 
   @Override
   public Batch toBatch() {
+    plan();
+    List<FloeInputPartition> groups = filtered;
     return new FloeBatch(
-        filtered,
-        new FloeReaderFactory(
-            new ReadSettings(
-                tableName, io, tableSchema, readSchema, options.caseSensitive(),
-                options.batchSize(), options.prefetchFiles(),
-                options.nameMapping() == null
-                    ? null
-                    : NameMappingParser.fromJson(options.nameMapping())),
-            options.vectorizationEnabled(),
-            ColumnarSupport.supportsOrcScan(
-                    readSchema, tableSchema,
-                    filtered.stream().flatMap(partition -> partition.tasks().stream()).toList())
-                && !ColumnarSupport.mayHoldSparkOrcTimestamps(
-                    tableSchema, options.nameMapping() != null)));
+        groups,
+        readerFactory(groups.stream().flatMap(partition -> partition.tasks().stream()).toList()));
+  }
+
+  /**
+   * The reader factory of tasks of this scan: its batches' and its stream's, which reads the tasks
+   * of each micro-batch with it and passes none (so nested ORC columns are read as rows there).
+   * Plans nothing.
+   *
+   * @param tasks the tasks the factory will read, which decide whether nested ORC columns are read
+   *     in ORC's vectors ({@link ColumnarSupport#supportsOrcScan})
+   */
+  public FloeReaderFactory readerFactory(List<? extends ScanTask> tasks) {
+    return new FloeReaderFactory(
+        new ReadSettings(
+            tableName, io, tableSchema, readSchema, options.caseSensitive(),
+            options.batchSize(), options.prefetchFiles(),
+            options.nameMapping() == null ? null : NameMappingParser.fromJson(options.nameMapping())),
+        options.vectorizationEnabled(),
+        ColumnarSupport.supportsOrcScan(readSchema, tableSchema, tasks)
+            && !ColumnarSupport.mayHoldSparkOrcTimestamps(
+                tableSchema, options.nameMapping() != null));
   }
 
   /**
@@ -207,6 +324,7 @@ public final class FloeScan
 
   /** Field ids of the data columns whose file bounds a runtime filter may prune by. */
   public Set<Integer> runtimeFilterColumns() {
+    plan();
     return runtimeFilterColumns;
   }
 
@@ -221,6 +339,7 @@ public final class FloeScan
       throw new UnsupportedOperationException(
           "Cannot read " + tableName + " as a stream: the table takes batch reads only");
     }
+    streamed = true;
     return streams.apply(checkpointLocation);
   }
 
@@ -233,8 +352,16 @@ public final class FloeScan
     this.columnStatsReported = reported;
   }
 
+  /**
+   * The statistics of the groups read; unknown for a stream's scan that has not planned, whose
+   * size is each micro-batch's, not the snapshot's.
+   */
   @Override
   public Statistics estimateStatistics() {
+    if (streamed && !planned()) {
+      return UNKNOWN_SIZE;
+    }
+    plan();
     return ScanStatistics.of(
         FloeInputPartition.groups(filtered),
         readSchema,
@@ -245,6 +372,7 @@ public final class FloeScan
 
   @Override
   public Partitioning outputPartitioning() {
+    plan();
     List<FloeInputPartition> groups = filtered;
     if (layout.keyGrouped()) {
       return new KeyGroupedPartitioning(layout.sparkPartitioning(), groups.size());
@@ -254,11 +382,13 @@ public final class FloeScan
 
   @Override
   public SortOrder[] outputOrdering() {
+    plan();
     return layout.sparkOrdering();
   }
 
   @Override
   public NamedReference[] filterAttributes() {
+    plan();
     // Spark resolves these against the scan's output, so only projected columns can be offered
     return RuntimeFilters.attributes(
         FloeInputPartition.groups(partitions), readSchema, runtimeFilterColumns);
@@ -277,6 +407,7 @@ public final class FloeScan
     if (runtime.op() == Expression.Operation.TRUE) {
       return;
     }
+    plan();
     List<FloeInputPartition> remaining =
         FloeInputPartition.of(
             RuntimeFilters.apply(
@@ -307,6 +438,9 @@ public final class FloeScan
 
   @Override
   public CustomTaskMetric[] reportDriverMetrics() {
+    if (!planned()) {
+      return new DriverMetrics(0, 0, 0).values();
+    }
     return new DriverMetrics(
             metrics.planningMillis(),
             filtered.size(),
@@ -316,6 +450,11 @@ public final class FloeScan
 
   @Override
   public String description() {
+    if (!planned()) {
+      return String.format(
+          "Floe %s [snapshot=%s, filters=%s, not planned]",
+          tableName, snapshotId == null ? "none" : snapshotId, filter);
+    }
     List<FloeInputPartition> groups = filtered;
     StringBuilder text =
         new StringBuilder(
@@ -348,6 +487,13 @@ public final class FloeScan
       return false;
     }
     FloeScan that = (FloeScan) other;
+    if (!tableName.equals(that.tableName)
+        || !Objects.equals(metadataLocation, that.metadataLocation)
+        || !Objects.equals(snapshotId, that.snapshotId)) {
+      return false;
+    }
+    plan();
+    that.plan();
     return tableName.equals(that.tableName)
         && Objects.equals(metadataLocation, that.metadataLocation)
         && Objects.equals(snapshotId, that.snapshotId)
@@ -362,9 +508,10 @@ public final class FloeScan
 
   @Override
   public int hashCode() {
+    // what the scan was built from, never the plan: the same before and after planning
     return Objects.hash(
         tableName, metadataLocation, snapshotId, PlanValues.schemaHash(readSchema),
-        filter.toString(), partitions, layout);
+        filter.toString());
   }
 
   @Override

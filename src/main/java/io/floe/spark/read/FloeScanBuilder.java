@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
@@ -365,31 +366,35 @@ public final class FloeScanBuilder
     if (incrementalFailure != null && streams == null) {
       throw incrementalFailure;
     }
-    if (incremental != null && streams != null) {
-      // the scan may serve a stream, which plans its own micro-batches: the range is planned only
-      // when the scan is used as a batch
-      String location = metadataLocation();
-      FloeScan unplanned =
+    if (incrementalFailure != null) {
+      // only a stream can read these options: its scan plans nothing
+      return new StreamOnlyScan(
           withStreams(
-              scanOf(IncrementalPlanner.nothing(), location, snapshotId, readSchema), dataTable);
-      if (incrementalFailure != null) {
-        return new StreamOnlyScan(unplanned, incrementalFailure);
-      }
-      IncrementalRange range = incremental;
-      Expression planFilter = filter;
-      return new DeferredIncrementalScan(
-          unplanned,
-          () ->
-              scanOf(
-                  range.plan(table, planFilter, options.planOptions()), location, snapshotId,
-                  readSchema));
+              scanOf(IncrementalPlanner.nothing(), metadataLocation(), snapshotId, readSchema),
+              dataTable),
+          table.name(),
+          incrementalFailure);
     }
-    ScanPlanner.Plan plan =
-        incremental == null
-            ? ScanPlanner.plan(
-                table, snapshotId, dataTable, filter, schema, readSchema, options.planOptions(), hints)
-            : incremental.plan(table, filter, options.planOptions());
-    FloeScan scan = scanOf(plan, metadataLocation(), snapshotId, readSchema);
+    Expression planFilter = filter;
+    IncrementalRange range = incremental;
+    Supplier<ScanPlanner.Plan> planning =
+        range == null
+            ? () ->
+                ScanPlanner.plan(
+                    table, snapshotId, dataTable, planFilter, schema, readSchema,
+                    options.planOptions(), hints)
+            : () -> range.plan(table, planFilter, options.planOptions());
+    FloeScan scan;
+    if (streams != null && dataTable) {
+      // the scan may serve a stream, which plans its own micro-batches: the snapshot (or the
+      // incremental range) is planned only when the scan is used as a batch
+      scan =
+          FloeScan.planningLater(
+              table.name(), metadataLocation(), snapshotId, table.io(), schema, readSchema, filter,
+              options, planning);
+    } else {
+      scan = scanOf(planning.get(), metadataLocation(), snapshotId, readSchema);
+    }
     if (dataTable && incremental == null && snapshotId != null) {
       // only table metadata is read, and only when the cost-based optimizer will use the counts
       scan.columnStatistics(

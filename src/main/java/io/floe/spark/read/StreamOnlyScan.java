@@ -13,18 +13,22 @@ import org.apache.spark.sql.types.StructType;
  * meaning and errors (a stream may start after the current snapshot; on a restart its checkpoint
  * decides); as a batch it fails with the options' error. Spark builds the scan before it asks for
  * either, so the builder cannot tell which read it serves. It reports no statistics: the wrapped
- * scan planned no files.
+ * scan planned no files. Its description names the read and says why it has no batch range, not
+ * the wrapped scan's range, which stands for nothing.
  */
 final class StreamOnlyScan implements Scan {
   private final Scan scan;
+  private final String name;
   private final IllegalArgumentException batchFailure;
 
   /**
    * @param scan the scan a stream reads through (its schema, options and reader settings)
+   * @param name the name of what is read (a table, or a table's changelog)
    * @param batchFailure why the options make no batch read
    */
-  StreamOnlyScan(Scan scan, IllegalArgumentException batchFailure) {
+  StreamOnlyScan(Scan scan, String name, IllegalArgumentException batchFailure) {
     this.scan = Objects.requireNonNull(scan, "scan is null");
+    this.name = Objects.requireNonNull(name, "name is null");
     this.batchFailure = Objects.requireNonNull(batchFailure, "batchFailure is null");
   }
 
@@ -35,7 +39,8 @@ final class StreamOnlyScan implements Scan {
 
   @Override
   public String description() {
-    return scan.description();
+    return "Floe " + name + " [stream only, its start resolved by the stream; no batch read: "
+        + batchFailure.getMessage() + "]";
   }
 
   /**

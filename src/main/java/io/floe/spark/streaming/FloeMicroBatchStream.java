@@ -194,7 +194,8 @@ public final class FloeMicroBatchStream
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return scan.toBatch().createReaderFactory();
+    // Spark asks for it apart from any micro-batch's tasks; the scan's own plan is a batch's
+    return scan.readerFactory(List.of());
   }
 
   @Override

@@ -46,6 +46,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * files it holds and {@code cpuS} the process CPU of the counted epochs. A table without exactly one
  * snapshot per epoch fails the scenario.
  *
+ * <p>The {@code parquet} engine also runs the same epochs into Spark's {@code noop} sink, which
+ * writes nothing: {@code stream-sink-noop} and {@code stream-sink-noop-addbatch}, the floor every
+ * sink's epoch stands on (Spark's offset and commit logs, planning and running the micro-batch);
+ * their answer is the rows fed.
+ *
  * <p>Source: {@code stream-source}, a {@code readStream} of the table the sink just wrote (one
  * snapshot of {@link #ROWS} rows per epoch) with {@code Trigger.AvailableNow()} into Spark's memory
  * sink, timed from start to termination; the answer is the rows and the sum of ids the memory sink
@@ -85,39 +90,11 @@ final class StreamingScenario {
       spark.sql("CREATE TABLE " + table + " (id bigint, data string) USING iceberg");
     }
 
-    Map<Long, Long> addBatch = new ConcurrentHashMap<>();
-    StreamingQueryListener listener = new AddBatchListener(addBatch);
-    spark.streams().addListener(listener);
-    MemoryStream<Long> input = MemoryStream.apply(Encoders.LONG(), spark.sqlContext());
-    DataStreamWriter<Row> writer =
-        input.toDF().selectExpr("value AS id", "concat('row-', CAST(value AS string)) AS data")
-            .writeStream()
-            .outputMode("append")
-            .trigger(Trigger.ProcessingTime(0))
-            .option("checkpointLocation", work.resolve("sink-checkpoint").toString());
-    StreamingQuery query =
-        files ? writer.format("parquet").option("path", folder).start() : writer.toTable(table);
-
-    List<Double> wall = new ArrayList<>();
-    long next = 0;
-    for (int epoch = 0; epoch < WARMUP + EPOCHS; epoch += 1) {
-      if (epoch == WARMUP) {
-        heap.start();
-      }
-      List<Long> batch = new ArrayList<>(ROWS);
-      for (int i = 0; i < ROWS; i += 1) {
-        batch.add(next++);
-      }
-      long start = System.nanoTime();
-      input.addData(CollectionConverters.asScala(batch).toSeq());
-      query.processAllAvailable();
-      if (epoch >= WARMUP) {
-        wall.add((System.nanoTime() - start) / 1e9);
-      }
-    }
-    String heapUse = heap.stop();
-    query.stop();
-    spark.streams().removeListener(listener);
+    Epochs sink =
+        epochs(
+            spark, work.resolve("sink-checkpoint"), heap,
+            writer -> files ? writer.format("parquet").option("path", folder).start() : writer.toTable(table));
+    String heapUse = sink.heapUse();
 
     Row totals =
         (files ? spark.read().parquet(folder) : spark.table(table))
@@ -136,15 +113,18 @@ final class StreamingScenario {
       }
       written = Long.toString(spark.sql("SELECT count(*) FROM " + table + ".files").first().getLong(0));
     }
-    List<Double> phases = new ArrayList<>();
-    addBatch.forEach(
-        (batchId, millis) -> {
-          if (batchId >= WARMUP) {
-            phases.add(millis / 1e3);
-          }
-        });
-    BenchMain.printResult("stream-sink", engine, median(wall), answer, written, heapUse);
-    BenchMain.printResult("stream-sink-addbatch", engine, median(phases), answer, written, heapUse);
+    BenchMain.printResult("stream-sink", engine, median(sink.wall()), answer, written, heapUse);
+    BenchMain.printResult(
+        "stream-sink-addbatch", engine, median(sink.addBatch()), answer, written, heapUse);
+    if (files) {
+      // the floor of any sink: the same epochs into Spark's noop sink, which writes nothing
+      Epochs noop =
+          epochs(spark, work.resolve("noop-checkpoint"), heap, writer -> writer.format("noop").start());
+      String fed = Long.toString((long) ROWS * (WARMUP + EPOCHS));
+      BenchMain.printResult("stream-sink-noop", engine, median(noop.wall()), fed, "0", noop.heapUse());
+      BenchMain.printResult(
+          "stream-sink-noop-addbatch", engine, median(noop.addBatch()), fed, "0", noop.heapUse());
+    }
 
     // the source: every snapshot the sink committed, in one run of AvailableNow
     String memoryTable = "stream_source_" + engine;
@@ -172,6 +152,66 @@ final class StreamingScenario {
     Row read = spark.sql("SELECT count(*), sum(id) FROM " + memoryTable).first();
     BenchMain.printResult(
         "stream-source", engine, seconds, read.getLong(0) + "," + read.get(1), written, readHeap);
+  }
+
+  /** What the counted epochs of one sink query took: seconds of wall and of addBatch, and heap use. */
+  private record Epochs(List<Double> wall, List<Double> addBatch, String heapUse) {}
+
+  /**
+   * Runs {@link #WARMUP} + {@link #EPOCHS} epochs of {@link #ROWS} rows each through the query that
+   * {@code start} makes of a MemoryStream's writer, one epoch at a time, and stops it.
+   */
+  private static Epochs epochs(
+      SparkSession spark,
+      Path checkpoint,
+      BenchMain.HeapWatch heap,
+      SinkStart start)
+      throws TimeoutException {
+    Map<Long, Long> addBatch = new ConcurrentHashMap<>();
+    StreamingQueryListener listener = new AddBatchListener(addBatch);
+    spark.streams().addListener(listener);
+    MemoryStream<Long> input = MemoryStream.apply(Encoders.LONG(), spark.sqlContext());
+    DataStreamWriter<Row> writer =
+        input.toDF().selectExpr("value AS id", "concat('row-', CAST(value AS string)) AS data")
+            .writeStream()
+            .outputMode("append")
+            .trigger(Trigger.ProcessingTime(0))
+            .option("checkpointLocation", checkpoint.toString());
+    StreamingQuery query = start.start(writer);
+
+    List<Double> wall = new ArrayList<>();
+    long next = 0;
+    for (int epoch = 0; epoch < WARMUP + EPOCHS; epoch += 1) {
+      if (epoch == WARMUP) {
+        heap.start();
+      }
+      List<Long> batch = new ArrayList<>(ROWS);
+      for (int i = 0; i < ROWS; i += 1) {
+        batch.add(next++);
+      }
+      long begin = System.nanoTime();
+      input.addData(CollectionConverters.asScala(batch).toSeq());
+      query.processAllAvailable();
+      if (epoch >= WARMUP) {
+        wall.add((System.nanoTime() - begin) / 1e9);
+      }
+    }
+    String heapUse = heap.stop();
+    query.stop();
+    spark.streams().removeListener(listener);
+    List<Double> phases = new ArrayList<>();
+    addBatch.forEach(
+        (batchId, millis) -> {
+          if (batchId >= WARMUP) {
+            phases.add(millis / 1e3);
+          }
+        });
+    return new Epochs(wall, phases, heapUse);
+  }
+
+  /** Starts a sink query from its writer. */
+  private interface SinkStart {
+    StreamingQuery start(DataStreamWriter<Row> writer) throws TimeoutException;
   }
 
   private static double median(List<Double> values) {

@@ -116,9 +116,9 @@ class PlanPiecesTravelTest extends SparkTestBase {
     long first = SnapshotUtil.oldestAncestor(loadTable("incremental_pieces").table()).snapshotId();
     CaseInsensitiveStringMap options =
         new CaseInsensitiveStringMap(Map.of("start-snapshot-id", String.valueOf(first)));
-    Scan deferred = loadTable("incremental_pieces").newScanBuilder(options).build();
+    FloeScan deferred = (FloeScan) loadTable("incremental_pieces").newScanBuilder(options).build();
     Scan other = loadTable("incremental_pieces").newScanBuilder(options).build();
-    assertThat(deferred).isNotInstanceOf(FloeScan.class);
+    assertThat(deferred.planned()).isFalse();
     assertThat(deferred.description()).contains("not planned");
 
     // Java serialization plans first; a copy made after planning also travels through Kryo
@@ -129,6 +129,37 @@ class PlanPiecesTravelTest extends SparkTestBase {
     assertThat(deferred.toBatch()).isEqualTo(batch);
     assertThat(Travel.throughKryo(deferred).toBatch()).isEqualTo(batch);
     assertThat(deferred.description()).doesNotContain("not planned");
+  }
+
+  @Test
+  void scanOfATableThatMayStreamPlansOnlyForABatchUseOrWhenItTravels() {
+    createTable("lazy_pieces");
+    FloeScan eager = scan("lazy_pieces", SMALL_SPLITS, null, null);
+    eager.toBatch();
+    FloeScan built = scan("lazy_pieces", SMALL_SPLITS, null, null);
+    assertThat(built.planned()).isFalse();
+    assertThat(built.description()).contains("not planned");
+    assertThat(built.readSchema()).isEqualTo(SCHEMA);
+    assertThat(built.planned()).isFalse();
+
+    // Java serialization (and Kryo's, which goes through it) plans first: the copy carries the plan
+    FloeScan viaJava = Travel.throughJava(built);
+    assertThat(built.planned()).isTrue();
+    assertThat(viaJava.planned()).isTrue();
+    assertThat(viaJava.partitions()).isEqualTo(eager.partitions()).hasSizeGreaterThan(1);
+    assertThat(viaJava).isEqualTo(eager).hasSameHashCodeAs(eager);
+
+    FloeScan viaKryo = Travel.throughKryo(scan("lazy_pieces", SMALL_SPLITS, null, null));
+    assertThat(viaKryo.toBatch()).isEqualTo(eager.toBatch());
+    assertThat(viaKryo.description()).doesNotContain("not planned").contains("groups=");
+
+    // equality plans both sides, and a hash code taken before planning stays the same after it
+    FloeScan first = scan("lazy_pieces", SMALL_SPLITS, null, null);
+    int hash = first.hashCode();
+    assertThat(first.planned()).isFalse();
+    assertThat(first).isEqualTo(eager);
+    assertThat(first.planned()).isTrue();
+    assertThat(first.hashCode()).isEqualTo(hash);
   }
 
   @Test

@@ -238,6 +238,27 @@ class StreamingSourceTest extends SourceTestBase<Long> {
   }
 
   @Test
+  void aStreamNeverPlansTheTableSnapshotSoAnUnreadableOldManifestDoesNotStopItsRestart()
+      throws Exception {
+    append(0, 5, 1);
+    long first = currentSnapshotId();
+    append(5, 10, 2);
+    start(Trigger.AvailableNow()).awaitTermination();
+    assertThat(allIds()).containsExactlyInAnyOrderElementsOf(range(0, 10));
+
+    // the first snapshot is behind the stream's checkpoint, but its manifest is still in the table
+    List<String> unreadable = deleteManifestsAddedBy(first);
+    append(10, 15, 1);
+    forgetBatches();
+    start(Trigger.AvailableNow()).awaitTermination();
+    assertThat(allIds()).containsExactlyInAnyOrderElementsOf(range(10, 15));
+
+    // a batch read plans the current snapshot, which needs the lost manifest
+    assertThatThrownBy(() -> spark.sql("SELECT id FROM floe.s.src").collectAsList())
+        .hasStackTraceContaining(unreadable.get(0).replaceFirst("^file:", ""));
+  }
+
+  @Test
   void startAndEndSnapshotOptionsAStreamCannotHonourFailNamingThem() throws Exception {
     append(0, 3, 1);
     long first = currentSnapshotId();
