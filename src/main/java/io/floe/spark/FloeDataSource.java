@@ -3,6 +3,7 @@ package io.floe.spark;
 import io.floe.spark.catalog.CatalogTableLoader;
 import io.floe.spark.catalog.FloeTable;
 import io.floe.spark.read.TimeTravel;
+import io.floe.spark.util.FastLocalFileSystem;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -69,7 +70,7 @@ public class FloeDataSource implements TableProvider, DataSourceRegister {
   }
 
   private static FloeTable loadLocation(String location, CaseInsensitiveStringMap options) {
-    Table table = new HadoopTables(new Configuration()).load(location);
+    Table table = new HadoopTables(FastLocalFileSystem.useIn(new Configuration())).load(location);
     return new FloeTable(
         table, new CatalogTableLoader(null, Map.of(), location), TimeTravel.fromOptions(options));
   }

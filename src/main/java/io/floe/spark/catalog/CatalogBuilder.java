@@ -1,5 +1,6 @@
 package io.floe.spark.catalog;
 
+import io.floe.spark.util.FastLocalFileSystem;
 import io.floe.spark.util.Redaction;
 import java.nio.file.Paths;
 import java.util.HashMap;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>With neither {@code type} nor {@code catalog-impl} the embedded default is used: a hadoop
  * catalog whose warehouse is the {@code floe-warehouse} folder under the working directory, unless
  * {@code warehouse} names another.
+ *
+ * <p>The catalog's Hadoop configuration is Spark's, with the {@code hadoop.*} options set on it;
+ * local files are served by {@link FastLocalFileSystem} unless {@code hadoop.fs.file.impl} names
+ * another class.
  */
 public final class CatalogBuilder {
   /** The folder, under the working directory, of the embedded default warehouse. */
@@ -74,6 +79,7 @@ public final class CatalogBuilder {
             catalogConf.set(key.substring(HADOOP_PREFIX.length()), value);
           }
         });
+    FastLocalFileSystem.useIn(catalogConf);
     LOG.debug(
         "Building catalog {} ({}) with options {}",
         name,

@@ -1,6 +1,7 @@
 package io.floe.spark.catalog;
 
 import io.floe.spark.commit.TableLoader;
+import io.floe.spark.util.FastLocalFileSystem;
 import io.floe.spark.util.Redaction;
 import java.util.Map;
 import java.util.Objects;
@@ -54,7 +55,7 @@ public final class CatalogTableLoader implements TableLoader {
   @Override
   public Table load() {
     if (catalogName == null) {
-      return new HadoopTables(new Configuration()).load(identifier);
+      return new HadoopTables(FastLocalFileSystem.useIn(new Configuration())).load(identifier);
     }
     Catalog live = catalog;
     if (live == null) {
