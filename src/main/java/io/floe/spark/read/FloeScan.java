@@ -140,19 +140,14 @@ public final class FloeScan
       ReadOptions options,
       ScanLayout layout,
       DriverMetrics metrics) {
-    this.tableName = Objects.requireNonNull(tableName, "tableName is null");
-    this.metadataLocation = metadataLocation;
-    this.snapshotId = snapshotId;
-    this.io = Objects.requireNonNull(io, "io is null");
-    this.tableSchema = Objects.requireNonNull(tableSchema, "tableSchema is null");
-    this.readSchema = Objects.requireNonNull(readSchema, "readSchema is null");
-    this.filter = Objects.requireNonNull(filter, "filter is null");
-    this.partitions = List.copyOf(Objects.requireNonNull(partitions, "partitions is null"));
-    this.options = Objects.requireNonNull(options, "options is null");
+    this(tableName, metadataLocation, snapshotId, io, tableSchema, readSchema, filter, options, null);
     this.layout = Objects.requireNonNull(layout, "layout is null");
     this.metrics = Objects.requireNonNull(metrics, "metrics is null");
-    this.filtered = this.partitions;
+    this.filtered = List.copyOf(Objects.requireNonNull(partitions, "partitions is null"));
+    this.partitions = filtered;
   }
+
+  /** The scan without its plan: given later by {@code planning}, or at once when that is null. */
 
   private FloeScan(
       String tableName,
@@ -172,7 +167,7 @@ public final class FloeScan
     this.readSchema = Objects.requireNonNull(readSchema, "readSchema is null");
     this.filter = Objects.requireNonNull(filter, "filter is null");
     this.options = Objects.requireNonNull(options, "options is null");
-    this.planning = Objects.requireNonNull(planning, "planning is null");
+    this.planning = planning;
   }
 
   /**
@@ -193,7 +188,7 @@ public final class FloeScan
       Supplier<ScanPlanner.Plan> planning) {
     return new FloeScan(
         tableName, metadataLocation, snapshotId, io, tableSchema, readSchema, filter, options,
-        planning);
+        Objects.requireNonNull(planning, "planning is null"));
   }
 
   /** Plans the scan if it was built before planning; a failure leaves it unplanned. */
