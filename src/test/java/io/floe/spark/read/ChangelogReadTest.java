@@ -16,6 +16,7 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.AfterEach;
@@ -243,6 +244,30 @@ class ChangelogReadTest extends SparkTestBase {
         .hasMessageContaining("is not an ancestor of end snapshot");
     assertThatThrownBy(() -> changes(Map.of("snapshot-id", first)).collect())
         .hasMessageContaining("a changelog takes no time travel");
+  }
+
+  @Test
+  void aScanOnlyAStreamCanReadSaysSoAndWhyInsteadOfAnEmptyRange() throws Exception {
+    TableCatalog catalog = (TableCatalog) spark.sessionState().catalogManager().catalog("floe");
+    CaseInsensitiveStringMap options =
+        new CaseInsensitiveStringMap(Map.of("start-snapshot-id", "12345"));
+    Map<Identifier, String> reads =
+        Map.of(
+            Identifier.of(new String[] {"cl", "t"}, "changes"), "floe.cl.t.changes",
+            Identifier.of(new String[] {"cl"}, "t"), "floe.cl.t");
+    for (Map.Entry<Identifier, String> read : reads.entrySet()) {
+      Scan scan =
+          ((SupportsRead) catalog.loadTable(read.getKey())).newScanBuilder(options).build();
+      assertThat(scan.description())
+          .as(read.getValue())
+          .contains(read.getValue())
+          .contains("stream only")
+          .contains("names no snapshot of the table: 12345")
+          .doesNotContain("empty")
+          .doesNotContain("groups=0");
+      assertThatThrownBy(scan::toBatch)
+          .hasMessageContaining("names no snapshot of the table: 12345");
+    }
   }
 
   @Test
