@@ -148,7 +148,6 @@ public final class FloeScan
   }
 
   /** The scan without its plan: given later by {@code planning}, or at once when that is null. */
-
   private FloeScan(
       String tableName,
       String metadataLocation,
