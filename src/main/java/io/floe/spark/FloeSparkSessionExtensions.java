@@ -2,6 +2,7 @@ package io.floe.spark;
 
 import io.floe.spark.extensions.FloeExtensionsParser;
 import io.floe.spark.extensions.MergeTargetPruning;
+import io.floe.spark.extensions.UpdateInPlace;
 import io.floe.spark.extensions.ViewResolution;
 import org.apache.spark.sql.SparkSessionExtensions;
 import scala.Function1;
@@ -30,7 +31,8 @@ import scala.runtime.BoxedUnit;
  * DESCRIBE of a view, and reading a view (an analyzer rule, {@link ViewResolution}).
  *
  * <p>A planner strategy ({@link MergeTargetPruning}) lets an updating merge-on-read MERGE skip target
- * files at run time, as Spark already lets a deleting one.
+ * files at run time, as Spark already lets a deleting one. Another ({@link UpdateInPlace}) lets a
+ * copy-on-write UPDATE that keeps every row in its partition skip the shuffle under its write.
  *
  * <p>Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
  * and applies it once per session.
@@ -41,6 +43,7 @@ public final class FloeSparkSessionExtensions implements Function1<SparkSessionE
     extensions.injectParser((session, parser) -> new FloeExtensionsParser(session, parser));
     extensions.injectResolutionRule(ViewResolution::new);
     extensions.injectPlannerStrategy(session -> new MergeTargetPruning());
+    extensions.injectPlannerStrategy(session -> new UpdateInPlace());
     return BoxedUnit.UNIT;
   }
 }

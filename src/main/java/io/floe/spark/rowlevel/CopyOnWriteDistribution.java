@@ -33,7 +33,10 @@ import org.apache.spark.sql.internal.SQLConf;
  *   <li>a DELETE's or UPDATE's rows all come from the files the operation rewrites. With {@code
  *       hash} they are clustered by the partition transforms, or by {@code _file} when there are
  *       none to cluster by (an unpartitioned table), so that each rewritten file's rows reach one
- *       task; with {@code range} they are range-partitioned by the partition transforms and the
+ *       task. A DELETE asks for nothing instead when its scan read each partition of the written
+ *       spec in one task ({@link CopyOnWriteScan#keepsPartitionsApart}): its rows keep their
+ *       partition, so they are already where the shuffle would send them (an UPDATE's may not be:
+ *       see {@link InPlaceRewrite}); with {@code range} they are range-partitioned by the partition transforms and the
  *       sort order, or by {@code _file} and {@code _pos} when there are none; with {@code none}
  *       they stay in the tasks that read them.
  * </ul>
@@ -70,8 +73,9 @@ final class CopyOnWriteDistribution implements RowDistribution, Serializable {
    * Works out the distribution and ordering of a copy-on-write write.
    *
    * @param context the write, whose options carry the operation's resolved distribution mode
+   * @param scan the operation's scan, or null when Spark built none
    */
-  static CopyOnWriteDistribution of(WriteContext context, Command command) {
+  static CopyOnWriteDistribution of(WriteContext context, Command command, CopyOnWriteScan scan) {
     Objects.requireNonNull(context, "context is null");
     Objects.requireNonNull(command, "command is null");
     WriteDistribution insert = WriteDistribution.of(context);
@@ -98,8 +102,18 @@ final class CopyOnWriteDistribution implements RowDistribution, Serializable {
                 context.options(), context.table().properties(), SQLConf.get());
       }
     }
+    if (command == Command.DELETE
+        && mode == DistributionMode.HASH
+        && distribution instanceof ClusteredDistribution
+        && scan != null
+        && scan.keepsPartitionsApart(context.spec())) {
+      // a DELETE's rows keep their partition, and each partition was read by one task
+      distribution = Distributions.unspecified();
+      advisory = 0L;
+    }
     return new CopyOnWriteDistribution(mode, distribution, insert.ordering(), advisory);
   }
+
 
   /** The distribution mode in effect. */
   DistributionMode mode() {

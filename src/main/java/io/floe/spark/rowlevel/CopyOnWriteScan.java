@@ -4,6 +4,7 @@ import io.floe.spark.read.FloeInputPartition;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.read.ScanPlanShare;
 import io.floe.spark.read.exec.FileKeyColumn;
+import io.floe.spark.read.plan.PartitionGroups;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.util.ContentFileUtil;
@@ -99,6 +101,29 @@ final class CopyOnWriteScan implements SupportsRuntimeV2Filtering, SupportsRepor
     if (plans != null) {
       plans.withdraw(planned);
     }
+  }
+
+  /**
+   * Whether rows that keep their partition in {@code spec} can be written by the tasks that read
+   * them, one file per partition, without a shuffle: the spec is unpartitioned, or the planned
+   * groups read only files of it and each partition's files in one group.
+   */
+  boolean keepsPartitionsApart(PartitionSpec spec) {
+    if (spec.isUnpartitioned()) {
+      return true;
+    }
+    List<List<FileScanTask>> groups = new ArrayList<>();
+    for (FloeInputPartition partition : planned.partitions()) {
+      List<FileScanTask> tasks = new ArrayList<>();
+      for (ScanTask task : partition.tasks()) {
+        if (!task.isFileScanTask()) {
+          return false;
+        }
+        tasks.add(task.asFileScanTask());
+      }
+      groups.add(tasks);
+    }
+    return PartitionGroups.apart(groups, spec.specId());
   }
 
   /** The condition the scan was planned with, for conflict detection. */

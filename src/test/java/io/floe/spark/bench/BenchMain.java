@@ -135,7 +135,9 @@ public final class BenchMain {
           .config("spark.sql.catalog.bench", "io.floe.spark.FloeCatalog")
           .config("spark.sql.catalog.bench.type", "hadoop")
           .config("spark.sql.catalog.bench.warehouse", warehouse)
-          .config("spark.kryo.registrator", "io.floe.spark.FloeKryoRegistrator");
+          .config("spark.kryo.registrator", "io.floe.spark.FloeKryoRegistrator")
+          // each engine with its own session extensions, as users run them
+          .config("spark.sql.extensions", "io.floe.spark.FloeSparkSessionExtensions");
       case "parquet" -> { }
       default -> throw new IllegalArgumentException(
           "Cannot run benchmark: unknown engine '" + engine + "' (floe, official, parquet)");

@@ -97,6 +97,19 @@ class RowLevelDistributionTest extends RowLevelTestBase {
   }
 
   @Test
+  void aCopyOnWriteDeleteWhoseScanReadEachPartitionInOneTaskSkipsTheShuffle() {
+    // the default split size: each partition's three small files are read by one task
+    createInOneTaskEach("PARTITIONED BY (p) TBLPROPERTIES ('format-version'='2')");
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
+    // as the shuffle by partition would have it: one file per partition
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
+  }
+
+  @Test
   void noneLeavesTheRowsInTheTasksThatReadThem() {
     createPartitioned("'write.delete.distribution-mode'='none'");
 
@@ -121,13 +134,14 @@ class RowLevelDistributionTest extends RowLevelTestBase {
   }
 
   @Test
-  void anUnpartitionedTableIsClusteredByFileSoEachRewrittenFileStaysWhole() {
+  void anUnpartitionedTableKeepsEachRewrittenFileWhole() {
     createUnpartitioned("");
     Map<Integer, String> fileBefore = fileOfEachId();
 
     sql("DELETE FROM " + TABLE + " WHERE id % 4 = 1");
 
-    assertThat(capture.requirements()).isEqualTo(new Requirements("hash[_file]", List.of()));
+    // nothing to cluster by: each task writes the rows of the files it read, with no shuffle
+    assertThat(capture.requirements()).isEqualTo(new Requirements("none", List.of()));
     assertTableIs("SELECT * FROM v WHERE NOT (id % 4 = 1)");
     // the rows each old file kept are in one new file
     Map<String, Set<String>> newFilesOfOldFile = new TreeMap<>();
@@ -138,6 +152,7 @@ class RowLevelDistributionTest extends RowLevelTestBase {
     assertThat(newFilesOfOldFile).hasSize(3);
     assertThat(newFilesOfOldFile.values()).allSatisfy(files -> assertThat(files).hasSize(1));
 
+    // an UPDATE, whose rows may change partition, still asks for its clustering by file
     sql("UPDATE " + TABLE + " SET data = 'z' WHERE id = 2");
 
     assertThat(capture.requirements()).isEqualTo(new Requirements("hash[_file]", List.of()));
@@ -156,15 +171,23 @@ class RowLevelDistributionTest extends RowLevelTestBase {
   }
 
   @Test
-  void aSortedTableIsStillHashDistributedForDeleteAndSortedInEachTask() {
+  void aSortedTableIsStillHashDistributedForUpdateAndSortedInEachTask() {
     createUnpartitioned("");
     icebergTable("db.t").replaceSortOrder().desc("id").commit();
 
-    sql("DELETE FROM " + TABLE + " WHERE id % 4 = 1");
+    sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 4 = 1");
 
     assertThat(capture.requirements())
         .isEqualTo(new Requirements("hash[_file]", List.of("id DESC NULLS LAST")));
-    assertTableIs("SELECT * FROM v WHERE NOT (id % 4 = 1)");
+    assertTableIs("SELECT id, p, CASE WHEN id % 4 = 1 THEN 'z' ELSE data END FROM v");
+
+    // a DELETE skips the shuffle, but each task still sorts its rows
+    sql("DELETE FROM " + TABLE + " WHERE id % 4 = 2");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("none", List.of("id DESC NULLS LAST")));
+    assertTableIs(
+        "SELECT id, p, CASE WHEN id % 4 = 1 THEN 'z' ELSE data END FROM v WHERE NOT (id % 4 = 2)");
   }
 
   @Test
@@ -312,22 +335,25 @@ class RowLevelDistributionTest extends RowLevelTestBase {
     capture.requirements();
     assertThat(capture.advisory()).isEqualTo(data);
 
+    // each copy-on-write DELETE reads two files of one partition in two tasks, so it shuffles
     sql("ALTER TABLE " + TABLE + " SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')");
-    sql("DELETE FROM " + TABLE + " WHERE id = 3");
+    sql("DELETE FROM " + TABLE + " WHERE id IN (3, 7)");
     capture.requirements();
     assertThat(capture.advisory()).isEqualTo(data);
 
     // the table property, then the session conf over it
     sql("ALTER TABLE " + TABLE + " SET TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='1000000')");
-    sql("DELETE FROM " + TABLE + " WHERE id = 4");
+    sql("DELETE FROM " + TABLE + " WHERE id IN (4, 8)");
     capture.requirements();
     assertThat(capture.advisory()).isEqualTo(1_000_000L);
     spark.conf().set("spark.sql.iceberg.advisory-partition-size", "2000000");
-    sql("DELETE FROM " + TABLE + " WHERE id = 5");
+    sql("DELETE FROM " + TABLE + " WHERE id IN (5, 9)");
     capture.requirements();
     assertThat(capture.advisory()).isEqualTo(2_000_000L);
 
-    assertTableIs("SELECT id, p, CASE WHEN id = 2 THEN 'z' ELSE data END FROM v WHERE id NOT IN (1, 3, 4, 5)");
+    assertTableIs(
+        "SELECT id, p, CASE WHEN id = 2 THEN 'z' ELSE data END FROM v"
+            + " WHERE id NOT IN (1, 3, 7, 4, 8, 5, 9)");
   }
 
   @Test

@@ -60,7 +60,8 @@ public final class ScanPlanner {
    * @param ignoredMetrics field ids of the columns whose file metrics the scan must not trust
    * @param wholeFiles whether every task must read every row of its file (a copy-on-write scan,
    *     which copies the rows it does not change): the filter prunes files but the tasks carry no
-   *     residual, so no row group is skipped
+   *     residual, so no row group is skipped; and the tasks of a partition that fits one group
+   *     are packed into one ({@link PartitionGroups})
    */
   public record Hints(
       Integer limit,
@@ -177,8 +178,12 @@ public final class ScanPlanner {
     Comparator<FileScanTask> order =
         ordering.map(ScanOrdering::taskOrder).orElse(TaskGrouping.TASK_ORDER);
 
+    // a copy-on-write scan keeps each partition in one group where it can: a rewrite whose rows
+    // stay in the tasks that read them then writes one file per partition
     List<List<FileScanTask>> balanced =
-        TaskGrouping.balance(splits, splitSize, options.openFileCost(), order);
+        hints.wholeFiles()
+            ? TaskGrouping.balanceByPartition(splits, splitSize, options.openFileCost(), order)
+            : TaskGrouping.balance(splits, splitSize, options.openFileCost(), order);
     List<TaskGroup> partitions = null;
     ScanLayout layout = null;
     Optional<KeyGrouping> keys =

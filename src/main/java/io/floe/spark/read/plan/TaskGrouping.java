@@ -2,7 +2,9 @@ package io.floe.spark.read.plan;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MergeableScanTask;
@@ -122,18 +124,64 @@ final class TaskGrouping {
       long splitSize,
       long openFileCost,
       Comparator<FileScanTask> order) {
-    if (tasks.isEmpty()) {
+    List<List<FileScanTask>> singles = new ArrayList<>(tasks.size());
+    for (FileScanTask task : tasks) {
+      singles.add(List.of(task));
+    }
+    return pack(singles, splitSize, openFileCost, order);
+  }
+
+  /**
+   * Packs tasks into balanced groups as {@link #balance} does, with the tasks of each partition
+   * (of each spec) in one group when together they weigh at most the split size; a heavier
+   * partition's tasks are balanced into groups of their own first. A copy-on-write rewrite whose
+   * rows stay in the tasks that read them then writes one file per such partition, as a shuffle by
+   * partition would have it write.
+   */
+  static List<List<FileScanTask>> balanceByPartition(
+      List<FileScanTask> tasks,
+      long splitSize,
+      long openFileCost,
+      Comparator<FileScanTask> order) {
+    Map<Object, List<FileScanTask>> byPartition = new LinkedHashMap<>();
+    for (FileScanTask task : tasks) {
+      byPartition.computeIfAbsent(PartitionGroups.key(task), key -> new ArrayList<>()).add(task);
+    }
+    List<List<FileScanTask>> bundles = new ArrayList<>(byPartition.size());
+    for (List<FileScanTask> partitionTasks : byPartition.values()) {
+      if (totalWeight(partitionTasks, openFileCost) <= splitSize) {
+        bundles.add(partitionTasks);
+      } else {
+        bundles.addAll(balance(partitionTasks, splitSize, openFileCost, order));
+      }
+    }
+    return pack(bundles, splitSize, openFileCost, order);
+  }
+
+  /**
+   * The longest-processing-time packing of bundles of tasks, each bundle kept whole, into as many
+   * groups as the split size asks and the bundles allow.
+   */
+  private static List<List<FileScanTask>> pack(
+      List<List<FileScanTask>> bundles,
+      long splitSize,
+      long openFileCost,
+      Comparator<FileScanTask> order) {
+    if (bundles.isEmpty()) {
       return List.of();
     }
-    long total = totalWeight(tasks, openFileCost);
+    long total = 0;
+    for (List<FileScanTask> bundle : bundles) {
+      total += totalWeight(bundle, openFileCost);
+    }
     long wanted = (total + splitSize - 1) / splitSize;
-    int count = (int) Math.max(1, Math.min(tasks.size(), wanted));
+    int count = (int) Math.max(1, Math.min(bundles.size(), wanted));
 
-    List<FileScanTask> heaviestFirst = new ArrayList<>(tasks);
+    List<List<FileScanTask>> heaviestFirst = new ArrayList<>(bundles);
     heaviestFirst.sort(
-        Comparator.comparingLong((FileScanTask task) -> weight(task, openFileCost))
+        Comparator.comparingLong((List<FileScanTask> bundle) -> totalWeight(bundle, openFileCost))
             .reversed()
-            .thenComparing(TASK_ORDER));
+            .thenComparing(bundle -> bundle.get(0), TASK_ORDER));
     List<List<FileScanTask>> groups = new ArrayList<>(count);
     long[] weights = new long[count];
     PriorityQueue<Integer> lightest =
@@ -143,10 +191,10 @@ final class TaskGrouping {
       groups.add(new ArrayList<>());
       lightest.add(group);
     }
-    for (FileScanTask task : heaviestFirst) {
+    for (List<FileScanTask> bundle : heaviestFirst) {
       int group = lightest.poll();
-      groups.get(group).add(task);
-      weights[group] += weight(task, openFileCost);
+      groups.get(group).addAll(bundle);
+      weights[group] += totalWeight(bundle, openFileCost);
       lightest.add(group);
     }
 

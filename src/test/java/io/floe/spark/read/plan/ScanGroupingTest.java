@@ -9,8 +9,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.read.FloeInputPartition;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -74,6 +76,57 @@ class ScanGroupingTest extends SparkTestBase {
     }
     assertThat(df.count()).isEqualTo(24000);
     assertThat(df.rdd().getNumPartitions()).isEqualTo(groups.size());
+  }
+
+  @Test
+  void aCopyOnWriteScanKeepsEachPartitionThatFitsAGroupInOneGroup() throws Exception {
+    sql("CREATE TABLE floe.grouping.parts (id BIGINT, p INT, data STRING) USING iceberg"
+        + " PARTITIONED BY (p)");
+    // four inserts, each one file in each of six partitions; partition 5 gets three times the rows
+    for (int batch = 0; batch < 4; batch++) {
+      sql("INSERT INTO floe.grouping.parts SELECT /*+ COALESCE(1) */ id, CAST(least(id %% 8, 5) AS INT),"
+          + " sha2(CAST(id AS STRING), 256) FROM range(%d, %d)", batch * 8000, (batch + 1) * 8000);
+    }
+    Table table = icebergTable(spark, "grouping.parts");
+    List<FileScanTask> tasks = new ArrayList<>();
+    try (var planned = table.newScan().planFiles()) {
+      planned.forEach(tasks::add);
+    }
+    assertThat(tasks).hasSize(24);
+    long total = TaskGrouping.totalWeight(tasks, 0);
+    long heavy = TaskGrouping.totalWeight(
+        tasks.stream().filter(task -> task.partition().get(0, Integer.class) == 5).toList(), 0);
+    // every partition but the heavy one fits a group; the heavy one needs two
+    long splitSize = heavy / 2 + heavy / 8;
+
+    List<List<FileScanTask>> byFile =
+        TaskGrouping.balance(tasks, splitSize, 0, TaskGrouping.TASK_ORDER);
+    List<List<FileScanTask>> byPartition =
+        TaskGrouping.balanceByPartition(tasks, splitSize, 0, TaskGrouping.TASK_ORDER);
+
+    assertThat(byPartition).hasSameSizeAs(byFile).hasSize((int) ((total + splitSize - 1) / splitSize));
+    assertThat(byPartition.stream().mapToInt(List::size).sum()).isEqualTo(24);
+    assertThat(PartitionGroups.apart(byFile, table.spec().specId()))
+        .as("tasks packed one by one spread partitions over groups")
+        .isFalse();
+    Map<Integer, Set<Integer>> groupsOfPartition = new HashMap<>();
+    for (int group = 0; group < byPartition.size(); group++) {
+      for (FileScanTask task : byPartition.get(group)) {
+        groupsOfPartition
+            .computeIfAbsent(task.partition().get(0, Integer.class), p -> new HashSet<>())
+            .add(group);
+      }
+    }
+    for (int p = 0; p < 5; p++) {
+      assertThat(groupsOfPartition.get(p)).as("groups of partition %d", p).hasSize(1);
+    }
+    assertThat(groupsOfPartition.get(5)).hasSize(2);
+    // a group that holds part of the heavy partition holds nothing else
+    for (int group : groupsOfPartition.get(5)) {
+      assertThat(byPartition.get(group))
+          .allSatisfy(task -> assertThat(task.partition().get(0, Integer.class)).isEqualTo(5));
+    }
+    sql("DROP TABLE floe.grouping.parts");
   }
 
   @Test

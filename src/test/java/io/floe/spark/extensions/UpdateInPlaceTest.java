@@ -1,0 +1,200 @@
+package io.floe.spark.extensions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.spark.FloeCatalog;
+import io.floe.spark.read.ScanPlans;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.exchange.REBALANCE_PARTITIONS_BY_COL$;
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
+import org.apache.spark.sql.util.QueryExecutionListener;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A copy-on-write UPDATE with Floe's session extensions ({@link UpdateInPlace}): when no row can
+ * change partition and the scan read each partition in one task, the rows are written by the
+ * tasks that read them, with no shuffle, one file per partition. When an UPDATE assigns a
+ * partition column, reads through a union (a subquery condition), or reads files of an older spec,
+ * the shuffle by partition stays. After every statement the table equals the same change computed
+ * over a temp view of the same rows.
+ */
+class UpdateInPlaceTest {
+  private static final String TABLE = "floe.uip.t";
+  private static Path warehouse;
+  private static SparkSession spark;
+  private final RebalanceCapture capture = new RebalanceCapture();
+
+  @BeforeAll
+  static void start() throws IOException {
+    warehouse = Files.createTempDirectory("floe-update-in-place");
+    spark =
+        ExtensionSessions.start(
+            "update-in-place",
+            Map.of(
+                "spark.sql.catalog.floe", FloeCatalog.class.getName(),
+                "spark.sql.catalog.floe.type", "hadoop",
+                "spark.sql.catalog.floe.warehouse", warehouse.toUri().toString()));
+    spark.sql("CREATE NAMESPACE floe.uip");
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    ExtensionSessions.stop(spark, warehouse);
+    spark = null;
+  }
+
+  @BeforeEach
+  void register() {
+    spark.listenerManager().register(capture);
+  }
+
+  @AfterEach
+  void dropTable() {
+    spark.listenerManager().unregister(capture);
+    spark.sql("DROP TABLE IF EXISTS " + TABLE + " PURGE");
+  }
+
+  /** Three inserts of one file per partition: partitions 0, 1 and 2 hold three files each. */
+  private static void create(String partitioning) {
+    spark.sql(
+        "CREATE TABLE " + TABLE + " (id INT, p INT, data STRING) USING iceberg " + partitioning
+            + " TBLPROPERTIES ('format-version'='2', 'write.update.mode'='copy-on-write')");
+    for (int batch = 0; batch < 3; batch++) {
+      spark.sql(
+          "INSERT INTO " + TABLE + " SELECT /*+ COALESCE(1) */ CAST(id AS INT), CAST(id % 3 AS INT),"
+              + " CONCAT('d', id) FROM range(" + batch * 30 + ", " + (batch + 1) * 30 + ")");
+    }
+    spark.table(TABLE).localCheckpoint().createOrReplaceTempView("v");
+  }
+
+  private static List<Row> rows(String query) {
+    return spark.sql(query).collectAsList();
+  }
+
+  private static void assertTableIs(String expected) {
+    assertThat(rows("SELECT * FROM " + TABLE)).containsExactlyInAnyOrderElementsOf(rows(expected));
+  }
+
+  private static Map<Integer, Long> filesPerPartition() {
+    Map<Integer, Long> files = new HashMap<>();
+    for (Row row : rows("SELECT partition.p, count(*) FROM " + TABLE + ".data_files GROUP BY 1")) {
+      files.put(row.isNullAt(0) ? null : row.getInt(0), row.getLong(1));
+    }
+    return files;
+  }
+
+  @Test
+  void anUpdateThatKeepsThePartitionColumnsWritesFromTheTasksThatReadTheRows() throws TimeoutException {
+    create("PARTITIONED BY (p)");
+
+    spark.sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 2 = 0");
+
+    assertThat(capture.rebalances()).as("shuffles by partition under the write").isZero();
+    assertTableIs("SELECT id, p, CASE WHEN id % 2 = 0 THEN 'z' ELSE data END FROM v");
+    // each partition's three files were read by one task, which wrote one file
+    assertThat(filesPerPartition()).isEqualTo(Map.of(0, 1L, 1, 1L, 2, 1L));
+  }
+
+  @Test
+  void anUpdateOfThePartitionColumnKeepsTheShuffle() throws TimeoutException {
+    create("PARTITIONED BY (p)");
+
+    spark.sql("UPDATE " + TABLE + " SET p = (p + 1) % 3 WHERE id < 45");
+
+    assertThat(capture.rebalances()).isEqualTo(1);
+    assertTableIs("SELECT id, CASE WHEN id < 45 THEN (p + 1) % 3 ELSE p END, data FROM v");
+    // the two files of each partition holding ids below 45 became one; the third is untouched
+    assertThat(filesPerPartition()).isEqualTo(Map.of(0, 2L, 1, 2L, 2, 2L));
+    assertThat(rows("SELECT count(*) FROM " + TABLE + " WHERE p <> id % 3").get(0).getLong(0))
+        .isEqualTo(45L);
+  }
+
+  @Test
+  void anUpdateOfAColumnRenamedIntoThePartitionColumnKeepsTheShuffle() throws TimeoutException {
+    create("PARTITIONED BY (p)");
+
+    // the partition column takes another column's value: not the value its row was read with
+    spark.sql("UPDATE " + TABLE + " SET p = id % 2 WHERE id >= 60");
+
+    assertThat(capture.rebalances()).isEqualTo(1);
+    assertTableIs("SELECT id, CASE WHEN id >= 60 THEN id % 2 ELSE p END, data FROM v");
+  }
+
+  @Test
+  void anUpdateWithASubqueryConditionReadsThroughAUnionAndKeepsTheShuffle() throws TimeoutException {
+    create("PARTITIONED BY (p)");
+
+    spark.sql(
+        "UPDATE " + TABLE + " SET data = 'z' WHERE id IN (SELECT id * 5 FROM range(0, 10))");
+
+    assertThat(capture.rebalances()).isEqualTo(1);
+    assertTableIs(
+        "SELECT id, p, CASE WHEN id IN (SELECT id * 5 FROM range(0, 10)) THEN 'z' ELSE data END"
+            + " FROM v");
+  }
+
+  @Test
+  void filesOfAnOlderSpecKeepTheShuffle() throws TimeoutException {
+    create("PARTITIONED BY (p)");
+    spark.sql("ALTER TABLE " + TABLE + " ADD PARTITION FIELD bucket(2, id)");
+
+    spark.sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 2 = 0");
+
+    // the rows of each old file go to two partitions of the new spec
+    assertThat(capture.rebalances()).isEqualTo(1);
+    assertTableIs("SELECT id, p, CASE WHEN id % 2 = 0 THEN 'z' ELSE data END FROM v");
+  }
+
+  @Test
+  void anUnpartitionedTableIsUpdatedWithoutAShuffle() throws TimeoutException {
+    create("");
+
+    spark.sql("UPDATE " + TABLE + " SET data = 'z' WHERE id % 2 = 0");
+
+    assertThat(capture.rebalances()).isZero();
+    assertTableIs("SELECT id, p, CASE WHEN id % 2 = 0 THEN 'z' ELSE data END FROM v");
+    // the three files were read by at most two tasks (the session's two slots), one file each
+    assertThat(rows("SELECT count(*) FROM " + TABLE + ".data_files").get(0).getLong(0))
+        .isBetween(1L, 2L);
+  }
+
+  /** Counts the rebalancing shuffles of the last UPDATE's physical plan. */
+  private static final class RebalanceCapture implements QueryExecutionListener {
+    private volatile SparkPlan update;
+
+    @Override
+    public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
+      if (qe.executedPlan().toString().contains("ReplaceData")) {
+        update = qe.executedPlan();
+      }
+    }
+
+    @Override
+    public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
+
+    long rebalances() throws TimeoutException {
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+      assertThat(update).as("the plan of a copy-on-write statement").isNotNull();
+      return ScanPlans.nodes(update, false).stream()
+          .filter(
+              node ->
+                  node instanceof ShuffleExchangeExec exchange
+                      && exchange.shuffleOrigin() == REBALANCE_PARTITIONS_BY_COL$.MODULE$)
+          .count();
+    }
+  }
+}
