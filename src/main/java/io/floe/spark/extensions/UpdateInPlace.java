@@ -38,9 +38,9 @@ public final class UpdateInPlace extends SparkStrategy {
   public Seq<SparkPlan> apply(LogicalPlan plan) {
     Optional<LogicalPlan> withoutShuffle =
         plan instanceof ReplaceData replace ? withoutShuffle(replace) : Optional.empty();
-    return CollectionConverters.asScala(
-            withoutShuffle.isEmpty() ? List.<SparkPlan>of() : List.of(planLater(withoutShuffle.get())))
-        .toSeq();
+    List<SparkPlan> planned =
+        withoutShuffle.isEmpty() ? List.of() : List.of(planLater(withoutShuffle.get()));
+    return CollectionConverters.asScala(planned).toSeq();
   }
 
   private static Optional<LogicalPlan> withoutShuffle(ReplaceData replace) {
@@ -81,7 +81,7 @@ public final class UpdateInPlace extends SparkStrategy {
     return Optional.empty();
   }
 
-  /** Whether the attribute {@code id} of {@code plan} is a column of the rewrite's scan, as read. */
+  /** Whether the attribute {@code id} of {@code plan} is a column of the rewrite's scan as read. */
   private static boolean unchangedFromScan(LogicalPlan plan, ExprId id, InPlaceRewrite rewrite) {
     if (plan instanceof DataSourceV2ScanRelation relation) {
       return relation.scan() == rewrite.scan()

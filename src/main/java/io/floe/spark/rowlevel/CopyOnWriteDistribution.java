@@ -36,9 +36,9 @@ import org.apache.spark.sql.internal.SQLConf;
  *       task. A DELETE asks for nothing instead when its scan read each partition of the written
  *       spec in one task ({@link CopyOnWriteScan#keepsPartitionsApart}): its rows keep their
  *       partition, so they are already where the shuffle would send them (an UPDATE's may not be:
- *       see {@link InPlaceRewrite}); with {@code range} they are range-partitioned by the partition transforms and the
- *       sort order, or by {@code _file} and {@code _pos} when there are none; with {@code none}
- *       they stay in the tasks that read them.
+ *       see {@link InPlaceRewrite}); with {@code range} they are range-partitioned by the
+ *       partition transforms and the sort order, or by {@code _file} and {@code _pos} when there
+ *       are none; with {@code none} they stay in the tasks that read them.
  * </ul>
  *
  * The ordering within each task and the writer are the insert's rule for a copy-on-write write
