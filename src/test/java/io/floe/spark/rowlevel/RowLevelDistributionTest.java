@@ -287,6 +287,38 @@ class RowLevelDistributionTest extends RowLevelTestBase {
   }
 
   @Test
+  void aDeleteWithoutTheShuffleStillSortsEachTasksRowsAndItsFilesRecordTheOrder() {
+    // the default split size: each partition's three files are read by one task
+    createInOneTaskEach("PARTITIONED BY (p) TBLPROPERTIES ('format-version'='2')");
+    icebergTable("db.t").replaceSortOrder().desc("id").commit();
+    int orderId = icebergTable("db.t").sortOrder().orderId();
+
+    sql("DELETE FROM " + TABLE + " WHERE id % 3 = 0");
+
+    assertThat(capture.requirements())
+        .isEqualTo(new Requirements("none", List.of("p ASC NULLS FIRST", "id DESC NULLS LAST")));
+    assertTableIs("SELECT * FROM v WHERE NOT (id % 3 = 0)");
+    assertThat(addedFilesPerPartition()).isEqualTo(Map.of("p=0", 1, "p=1", 1));
+    Table after = icebergTable("db.t");
+    assertThat(after.currentSnapshot().addedDataFiles(after.io()))
+        .allSatisfy(file -> assertThat(file.sortOrderId()).isEqualTo(orderId));
+    // each new file holds its rows in the table's order
+    Set<String> added = new HashSet<>();
+    after.currentSnapshot().addedDataFiles(after.io()).forEach(file -> added.add(file.location()));
+    List<Row> files = sql("SELECT _file, collect_list(id) FROM " + TABLE + " GROUP BY _file");
+    assertThat(files.stream().filter(row -> added.contains(row.getString(0)))).hasSize(2);
+    for (Row row : files) {
+      if (!added.contains(row.getString(0))) {
+        continue;
+      }
+      List<Integer> ids = row.getList(1);
+      List<Integer> sorted = new ArrayList<>(ids);
+      sorted.sort(java.util.Comparator.reverseOrder());
+      assertThat(ids).as("ids of %s", row.getString(0)).isEqualTo(sorted);
+    }
+  }
+
+  @Test
   void withoutTheTablesDistributionAndOrderingSparkIsAskedForNothing() {
     createPartitioned(
         "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read'");
