@@ -44,20 +44,18 @@ public final class UpdateInPlace extends SparkStrategy {
   }
 
   private static Optional<LogicalPlan> withoutShuffle(ReplaceData replace) {
-    if (replace.write().isEmpty()) {
-      return Optional.empty();
-    }
-    Optional<InPlaceRewrite> rewrite = InPlaceRewrite.ofUpdate(replace.write().get());
-    if (rewrite.isEmpty()) {
-      return Optional.empty();
-    }
     LogicalPlan query = replace.query();
     Sort localSort = null;
     if (query instanceof Sort sort && !sort.global()) {
       localSort = sort;
       query = sort.child();
     }
-    if (!(query instanceof RebalancePartitions rebalance)) {
+    // the shape first: Spark plans the write this strategy returns again, without the shuffle
+    if (!(query instanceof RebalancePartitions rebalance) || replace.write().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<InPlaceRewrite> rewrite = InPlaceRewrite.ofUpdate(replace.write().get());
+    if (rewrite.isEmpty()) {
       return Optional.empty();
     }
     LogicalPlan rows = rebalance.child();

@@ -114,7 +114,6 @@ final class CopyOnWriteDistribution implements RowDistribution, Serializable {
     return new CopyOnWriteDistribution(mode, distribution, insert.ordering(), advisory);
   }
 
-
   /** The distribution mode in effect. */
   DistributionMode mode() {
     return mode;

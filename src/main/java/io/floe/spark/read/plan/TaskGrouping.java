@@ -170,18 +170,21 @@ final class TaskGrouping {
     if (bundles.isEmpty()) {
       return List.of();
     }
+    // each bundle weighed once: a scan of many files packs as many single-task bundles
+    List<Bundle> heaviestFirst = new ArrayList<>(bundles.size());
     long total = 0;
-    for (List<FileScanTask> bundle : bundles) {
-      total += totalWeight(bundle, openFileCost);
+    for (List<FileScanTask> tasks : bundles) {
+      Bundle bundle = new Bundle(tasks, totalWeight(tasks, openFileCost));
+      heaviestFirst.add(bundle);
+      total += bundle.weight();
     }
     long wanted = (total + splitSize - 1) / splitSize;
     int count = (int) Math.max(1, Math.min(bundles.size(), wanted));
 
-    List<List<FileScanTask>> heaviestFirst = new ArrayList<>(bundles);
     heaviestFirst.sort(
-        Comparator.comparingLong((List<FileScanTask> bundle) -> totalWeight(bundle, openFileCost))
+        Comparator.comparingLong(Bundle::weight)
             .reversed()
-            .thenComparing(bundle -> bundle.get(0), TASK_ORDER));
+            .thenComparing(bundle -> bundle.tasks().get(0), TASK_ORDER));
     List<List<FileScanTask>> groups = new ArrayList<>(count);
     long[] weights = new long[count];
     PriorityQueue<Integer> lightest =
@@ -191,10 +194,10 @@ final class TaskGrouping {
       groups.add(new ArrayList<>());
       lightest.add(group);
     }
-    for (List<FileScanTask> bundle : heaviestFirst) {
+    for (Bundle bundle : heaviestFirst) {
       int group = lightest.poll();
-      groups.get(group).addAll(bundle);
-      weights[group] += totalWeight(bundle, openFileCost);
+      groups.get(group).addAll(bundle.tasks());
+      weights[group] += bundle.weight();
       lightest.add(group);
     }
 
@@ -205,4 +208,7 @@ final class TaskGrouping {
     }
     return result;
   }
+
+  /** Tasks packed into one group together, with their weight. */
+  private record Bundle(List<FileScanTask> tasks, long weight) {}
 }
