@@ -40,7 +40,15 @@ final class FlatColumnDecoder {
     LONG,
     FLOAT,
     DOUBLE,
-    STRING
+    /** Values of their own length: strings, binary, decimals of more than 18 digits. */
+    BYTES,
+    /** Values of the column's fixed length: binary and decimals of more than 18 digits. */
+    FIXED;
+
+    /** Whether values are decoded into a {@link BytesBatchVector}. */
+    boolean bytes() {
+      return this == BYTES || this == FIXED;
+    }
   }
 
   private static final VarHandle INTS =
@@ -54,7 +62,8 @@ final class FlatColumnDecoder {
   private final PageBuffers buffers;
   private final int maxDefinition;
   private final WritableColumnVector vector;
-  private final StringBatchVector strings;
+  private final BytesBatchVector strings;
+  private final int fixedLength;
   private final int[] levels;
   private final int[] ids;
   private final HybridIntDecoder levelDecoder = new HybridIntDecoder();
@@ -90,8 +99,9 @@ final class FlatColumnDecoder {
     this.source = source;
     this.buffers = buffers;
     this.maxDefinition = descriptor.getMaxDefinitionLevel();
-    if (kind == Kind.STRING) {
-      this.strings = new StringBatchVector(capacity, type);
+    this.fixedLength = descriptor.getPrimitiveType().getTypeLength();
+    if (kind.bytes()) {
+      this.strings = new BytesBatchVector(capacity, type);
       this.vector = null;
     } else {
       this.strings = null;
@@ -106,7 +116,7 @@ final class FlatColumnDecoder {
   }
 
   ColumnVector vector() {
-    return kind == Kind.STRING ? strings : vector;
+    return kind.bytes() ? strings : vector;
   }
 
   /** Moves to the column's chunk in the next row group: its pages and dictionary. */
@@ -127,7 +137,7 @@ final class FlatColumnDecoder {
   private void readDictionary(DictionaryPage dictionaryPage) throws IOException {
     hasDictionary = dictionaryPage != null;
     dictionarySize = 0;
-    if (kind == Kind.STRING) {
+    if (kind.bytes()) {
       byte[][] entries = hasDictionary ? binaryEntries(dictionaryPage) : null;
       dictionarySize = entries == null ? 0 : entries.length;
       strings.setDictionary(entries);
@@ -177,7 +187,7 @@ final class FlatColumnDecoder {
 
   /** Decodes the column's next {@code rows} values into its vector, from row 0. */
   void readBatch(int rows) throws IOException {
-    if (kind == Kind.STRING) {
+    if (kind.bytes()) {
       strings.reset();
     } else {
       vector.reset();
@@ -349,7 +359,7 @@ final class FlatColumnDecoder {
           }
         }
       }
-      case STRING -> {
+      case BYTES, FIXED -> {
         for (int i = 0; i < n; i++) {
           if (ids[i] >= 0) {
             strings.putId(row + i, ids[i]);
@@ -378,7 +388,7 @@ final class FlatColumnDecoder {
   }
 
   private void putNull(int row) {
-    if (kind == Kind.STRING) {
+    if (kind.bytes()) {
       strings.putNull(row);
     } else {
       vector.putNull(row);
@@ -392,7 +402,8 @@ final class FlatColumnDecoder {
       case DOUBLE -> fixedWidth(row, n, present, 8);
       case FLOAT -> fixedWidth(row, n, present, 4);
       case BOOLEAN -> booleans(row, n);
-      case STRING -> plainStrings(row, n);
+      case BYTES -> plainBytes(row, n);
+      case FIXED -> plainFixedLength(row, n);
       default -> throw failure("PLAIN " + kind + " values");
     }
   }
@@ -454,7 +465,7 @@ final class FlatColumnDecoder {
     }
   }
 
-  private void plainStrings(int row, int n) {
+  private void plainBytes(int row, int n) {
     for (int i = row; i < row + n; i++) {
       if (maxDefinition > 0 && levels[i] != maxDefinition) {
         strings.putNull(i);
@@ -463,10 +474,24 @@ final class FlatColumnDecoder {
       int length = intAt(position);
       position += 4;
       if (length < 0 || position + length > end) {
-        throw failure("a string longer than its page");
+        throw failure("a value longer than its page");
       }
       strings.putBytes(i, page, position, length);
       position += length;
+    }
+  }
+
+  private void plainFixedLength(int row, int n) {
+    for (int i = row; i < row + n; i++) {
+      if (maxDefinition > 0 && levels[i] != maxDefinition) {
+        strings.putNull(i);
+        continue;
+      }
+      if (position + fixedLength > end) {
+        throw failure("fewer value bytes than its page's value count");
+      }
+      strings.putBytes(i, page, position, fixedLength);
+      position += fixedLength;
     }
   }
 

@@ -45,8 +45,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * Floe's own Parquet decoder for files whose requested columns are all flat: top-level, not
  * repeated, of a type stored as is (booleans, ints, longs, floats, doubles, dates, microsecond
- * timestamps, strings, decimals of up to 18 digits in INT32/INT64), in PLAIN or dictionary
- * encodings. Any other file is left to Spark's vectorized reader.
+ * timestamps, strings, binary and fixed, decimals of up to 18 digits in INT32/INT64 and of more in
+ * bytes), in PLAIN or dictionary encodings. Any other file is left to Spark's vectorized reader.
  *
  * <p>It exists because Spark's reader slices a {@code ByteBuffer} for every plain string and every
  * eight dictionary ids, and builds a new {@code UTF8String} for every dictionary-encoded string it
@@ -216,8 +216,16 @@ public final class FlatParquetReader implements BatchDecoder {
           : null;
     } else if (type instanceof StringType) {
       return physical == PrimitiveTypeName.BINARY && logical instanceof StringLogicalTypeAnnotation
-          ? FlatColumnDecoder.Kind.STRING
+          ? FlatColumnDecoder.Kind.BYTES
           : null;
+    } else if (type == DataTypes.BinaryType) {
+      // Iceberg's binary and fixed; a UUID, also fixed, is a string in Spark and left to its reader
+      if (logical != null) {
+        return null;
+      }
+      return physical == PrimitiveTypeName.BINARY
+          ? FlatColumnDecoder.Kind.BYTES
+          : physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY ? FlatColumnDecoder.Kind.FIXED : null;
     } else if (type == DataTypes.TimestampType || type == DataTypes.TimestampNTZType) {
       boolean utc = type == DataTypes.TimestampType;
       return physical == PrimitiveTypeName.INT64
@@ -238,6 +246,13 @@ public final class FlatParquetReader implements BatchDecoder {
           && decimal.precision() <= 18
           && physical == PrimitiveTypeName.INT64) {
         return FlatColumnDecoder.Kind.LONG;
+      }
+      // and beyond 18 digits in bytes, as Spark's own vector keeps them
+      if (decimal.precision() > 18 && physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+        return FlatColumnDecoder.Kind.FIXED;
+      }
+      if (decimal.precision() > 18 && physical == PrimitiveTypeName.BINARY) {
+        return FlatColumnDecoder.Kind.BYTES;
       }
     }
     return null;

@@ -45,8 +45,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Floe's own Parquet decoder ({@link FlatParquetReader}) against the rows written: every type it
  * decodes, NULLs in runs and scattered, required columns, dictionaries that overflow into plain
- * pages, every compression codec, batches that end inside pages, row positions, and data pages of
- * format version 2. Each case first checks that the files really are decoded by it (a file it
+ * pages, every compression codec, batches that end inside pages, row positions, data pages of
+ * format version 2, and fixed-length columns. Each case first checks that the files really are decoded by it (a file it
  * turns down goes to Spark's reader, which would make the comparison prove nothing), then compares
  * the columnar scan with the written rows and with Floe's row path (Iceberg's own Parquet reader).
  */
@@ -54,9 +54,11 @@ class FlatParquetReadTest extends SparkTestBase {
   private static final String COLUMNS =
       "id BIGINT NOT NULL, b BOOLEAN, i INT, l BIGINT, f FLOAT, d DOUBLE, s STRING, low STRING,"
           + " dt DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, d9 DECIMAL(9,2), d18 DECIMAL(18,4),"
-          + " req STRING NOT NULL";
+          + " req STRING NOT NULL, bin BINARY, lbin BINARY, d38 DECIMAL(38,10), d20 DECIMAL(20,0)";
   // high-cardinality columns overflow their small dictionaries into plain pages; l is NULL for a
-  // run of thousands of rows (whole pages of NULLs); negative dates, timestamps and decimals
+  // run of thousands of rows (whole pages of NULLs); negative dates, timestamps and decimals; wide
+  // decimals (fixed-length bytes) of every size of unscaled value: Spark's compact long form (up to
+  // 18 digits), a long beyond it, the long's limits, and more than a long holds
   private static final String ROWS =
       "SELECT id,"
           + " CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS b,"
@@ -80,7 +82,27 @@ class FlatParquetReadTest extends SparkTestBase {
           + "  ELSE CAST((id % 100000 - 50000) / 100.0 AS DECIMAL(9,2)) END AS d9,"
           + " CASE WHEN id % 4 = 0 THEN NULL"
           + "  ELSE CAST(id * -12345.6789 AS DECIMAL(18,4)) END AS d18,"
-          + " concat('r', CAST(id % 3 AS STRING)) AS req"
+          + " concat('r', CAST(id % 3 AS STRING)) AS req,"
+          + " CASE WHEN id % 7 = 0 THEN NULL WHEN id % 29 = 1 THEN X''"
+          + "  ELSE CAST(concat('b', CAST(id * 7919 % 1000003 AS STRING),"
+          + "   repeat('y', CAST(id % 9 AS INT))) AS BINARY) END AS bin,"
+          + " CASE WHEN id % 3 = 0 THEN NULL ELSE CAST(concat('k', CAST(id % 5 AS STRING)) AS BINARY)"
+          + "  END AS lbin,"
+          + " CAST(CASE WHEN id % 5 = 0 THEN NULL"
+          + "  WHEN id % 1000 = 7 THEN '99999999.9999999999'"
+          + "  WHEN id % 1000 = 8 THEN '-100000000.0000000000'"
+          + "  WHEN id % 1000 = 9 THEN '922337203.6854775807'"
+          + "  WHEN id % 1000 = 11 THEN '-922337203.6854775808'"
+          + "  WHEN id % 1000 = 12 THEN '9999999999999999999999999999.9999999999'"
+          + "  WHEN id % 1000 = 13 THEN '-9999999999999999999999999999.9999999999'"
+          + "  WHEN id % 3 = 0 THEN concat(CASE WHEN id % 2 = 0 THEN '-' ELSE '' END,"
+          + "   CAST(id * 9876543210987 AS STRING), CAST(id AS STRING), '.',"
+          + "   lpad(CAST(id * 31 % 10000000000 AS STRING), 10, '0'))"
+          + "  ELSE CAST((id - 15000) / 8.0 AS STRING) END AS DECIMAL(38,10)) AS d38,"
+          + " CAST(CASE WHEN id % 4 = 0 THEN NULL"
+          + "  WHEN id % 4 = 1 THEN CAST(id * 123456789012345 AS STRING)"
+          + "  WHEN id % 8 = 2 THEN concat('-9999999999999', lpad(CAST(id AS STRING), 7, '0'))"
+          + "  ELSE CAST(15000 - id AS STRING) END AS DECIMAL(20,0)) AS d20"
           + " FROM range(0, 30000)";
 
   @BeforeAll
@@ -229,6 +251,85 @@ class FlatParquetReadTest extends SparkTestBase {
       assertThat(
               canonicalRows(
                   spark.read().option("batch-size", batchSize).table("floe.flat.v2")
+                      .collectAsList()))
+          .isEqualTo(canonicalRecords(records, 5));
+    }
+  }
+
+  @Test
+  void fixedColumnsReadAsWrittenAndUuidsAreLeftToSparksReader() throws IOException {
+    sql(
+        "CREATE TABLE floe.flat.fixed (id BIGINT NOT NULL, k INT) USING iceberg"
+            + " TBLPROPERTIES ('write.parquet.dict-size-bytes'='2048',"
+            + " 'write.parquet.page-size-bytes'='1024')");
+    Table table = icebergTable(spark, "flat.fixed");
+    // Spark's SQL has no fixed or uuid type: they are added through Iceberg's API
+    table
+        .updateSchema()
+        .addColumn("fx", Types.FixedType.ofLength(5))
+        .addColumn("lfx", Types.FixedType.ofLength(3))
+        .addColumn("u", Types.UUIDType.get())
+        .commit();
+    List<Record> records = new ArrayList<>();
+    for (long id = 0; id < 6000; id++) {
+      Record record = GenericRecord.create(table.schema());
+      record.setField("id", id);
+      record.setField("k", id % 9 == 0 ? null : (int) (id % 11));
+      // unique values overflow the small dictionary into plain pages; few values stay in it
+      long unique = id * 7919 % 1000003;
+      record.setField(
+          "fx",
+          id % 7 == 0
+              ? null
+              : new byte[] {(byte) (unique >> 24), (byte) (unique >> 16), (byte) (unique >> 8),
+                (byte) unique, (byte) -id});
+      record.setField(
+          "lfx", id % 4 == 0 ? null : new byte[] {(byte) (id % 3), (byte) 0xFF, (byte) 0x80});
+      record.setField("u", id % 5 == 0 ? null : new java.util.UUID(id * 31, -id));
+      records.add(record);
+    }
+    OutputFile out =
+        table.io().newOutputFile(table.locationProvider().newDataLocation("fixed.parquet"));
+    FileAppender<Record> appender =
+        Parquet.write(out)
+            .schema(table.schema())
+            .createWriterFunc(GenericParquetWriter::create)
+            .setAll(table.properties())
+            .build();
+    try (FileAppender<Record> closing = appender) {
+      closing.addAll(records);
+    }
+    table
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(table.spec())
+                .withInputFile(out.toInputFile())
+                .withFormat(FileFormat.PARQUET)
+                .withMetrics(appender.metrics())
+                .build())
+        .commit();
+
+    Schema fixed = table.schema().select("id", "k", "fx", "lfx");
+    assertThat(flatlyDecodedRows(out.location(), fixed)).isEqualTo(6000);
+    assertThat(flatlyDecodedRows(out.location(), table.schema())).isNull();
+
+    List<Record> projected = new ArrayList<>();
+    for (Record record : records) {
+      Record row = GenericRecord.create(fixed);
+      for (Types.NestedField field : fixed.columns()) {
+        row.setField(field.name(), record.getField(field.name()));
+      }
+      projected.add(row);
+    }
+    for (String batchSize : List.of("1000", "7")) {
+      assertThat(
+              canonicalRows(
+                  spark.read().option("batch-size", batchSize).table("floe.flat.fixed")
+                      .selectExpr("id", "k", "fx", "lfx").collectAsList()))
+          .isEqualTo(canonicalRecords(projected, 4));
+      assertThat(
+              canonicalRows(
+                  spark.read().option("batch-size", batchSize).table("floe.flat.fixed")
                       .collectAsList()))
           .isEqualTo(canonicalRecords(records, 5));
     }

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
  * on and off page boundaries; each value must still be the row's own, NULLs included.
  *
  * <p>{@link NumericDictionaries} serves the files Spark's vectorized reader decodes, not those
- * {@link FlatParquetReader} decodes itself. Every read here projects the binary column {@code bin},
- * which Floe's own decoder turns down, so that every file of every read goes through Spark's reader
- * and {@link NumericDictionaries}.
+ * {@link FlatParquetReader} decodes itself. Every read here projects the variant column {@code var},
+ * which Floe's own decoder turns down (a group, not a flat column), so that every file of every read
+ * goes through Spark's reader and {@link NumericDictionaries}.
  */
 class NumericDictionaryReadTest extends SparkTestBase {
   private static final String TABLE = "floe.numdict.t";
-  private static final String COLUMNS = "id, i, l, f, d, dt, ts, tsn, dec9, dec18, wide, bin";
+  private static final String COLUMNS = "id, i, l, f, d, dt, ts, tsn, dec9, dec18, wide, var";
   // low-cardinality columns stay dictionary-encoded; wide overflows the small dictionary limit
   private static final String ROWS =
       "SELECT id,"
@@ -43,7 +43,7 @@ class NumericDictionaryReadTest extends SparkTestBase {
           + " CASE WHEN pmod(id, 3) = 0 THEN NULL"
           + "  ELSE CAST(pmod(id, 43) * 123456789.001 AS DECIMAL(18, 3)) END AS dec18,"
           + " pmod(id * 7919, 5003) AS wide,"
-          + " CAST(CAST(pmod(id, 9) AS STRING) AS BINARY) AS bin,"
+          + " parse_json(CAST(pmod(id, 9) AS STRING)) AS var,"
           + " CAST(pmod(id, 4) AS INT) AS part"
           + " FROM range(0, 40000)";
 
@@ -53,7 +53,8 @@ class NumericDictionaryReadTest extends SparkTestBase {
     sql(
         "CREATE TABLE " + TABLE + " (id BIGINT, i INT, l BIGINT, f FLOAT, d DOUBLE, dt DATE,"
             + " ts TIMESTAMP, tsn TIMESTAMP_NTZ, dec9 DECIMAL(9, 2), dec18 DECIMAL(18, 3),"
-            + " wide BIGINT, bin BINARY, part INT) USING iceberg PARTITIONED BY (part) TBLPROPERTIES ("
+            + " wide BIGINT, var VARIANT, part INT) USING iceberg PARTITIONED BY (part) TBLPROPERTIES ("
+            + " 'format-version'='3',"
             + " 'write.parquet.row-group-size-bytes'='16384',"
             + " 'write.parquet.page-size-bytes'='1024',"
             + " 'write.parquet.dict-size-bytes'='2048')");
@@ -83,16 +84,16 @@ class NumericDictionaryReadTest extends SparkTestBase {
   void everyFileIsDecodedBySparksReaderNotFloesFlatOne() throws IOException {
     Table table = ReadTestSupport.icebergTable(spark, "numdict.t");
     Schema read = table.schema().select(COLUMNS.split(", "));
-    Schema withoutBinary = table.schema().select(COLUMNS.replace(", bin", "").split(", "));
+    Schema withoutVariant = table.schema().select(COLUMNS.replace(", var", "").split(", "));
     List<DataFile> files = ReadTestSupport.dataFiles(table);
     assertThat(files).hasSize(8);
     for (DataFile file : files) {
       assertThat(FlatParquetReadTest.flatlyDecodedRows(file.location(), read))
-          .as("Floe's flat decoder turns down %s with bin", file.location())
+          .as("Floe's flat decoder turns down %s with var", file.location())
           .isNull();
-      // without bin the file is flat, which is why every read here projects it
-      assertThat(FlatParquetReadTest.flatlyDecodedRows(file.location(), withoutBinary))
-          .as("Floe's flat decoder reads %s without bin", file.location())
+      // without var the file is flat, which is why every read here projects it
+      assertThat(FlatParquetReadTest.flatlyDecodedRows(file.location(), withoutVariant))
+          .as("Floe's flat decoder reads %s without var", file.location())
           .isEqualTo(file.recordCount());
     }
   }
@@ -113,8 +114,8 @@ class NumericDictionaryReadTest extends SparkTestBase {
     String query =
         "SELECT a.i, a.dt, count(*), sum(b.l), max(a.ts), sum(a.dec18), min(b.d), max(a.wide)"
             + " FROM %1$s a JOIN %1$s b ON a.id = b.id + 1 AND a.dec9 IS NOT NULL"
-            // bin is never NULL: it keeps both sides off Floe's own decoder
-            + " AND a.bin IS NOT NULL AND b.bin IS NOT NULL"
+            // var is never NULL: it keeps both sides off Floe's own decoder
+            + " AND a.var IS NOT NULL AND b.var IS NOT NULL"
             + " WHERE a.l IS NOT NULL AND b.f < 3.5"
             + " GROUP BY a.i, a.dt ORDER BY a.i, a.dt";
 

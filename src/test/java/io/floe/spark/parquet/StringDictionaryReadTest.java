@@ -124,7 +124,7 @@ class StringDictionaryReadTest extends SparkTestBase {
           ColumnarBatch columns = reader.get();
           // Spark's reader (the widened column) or Floe's decoder, each with its own string vector
           assertThat(columns.column(lowColumn))
-              .isInstanceOf(widened ? DictionaryStringVector.class : StringBatchVector.class);
+              .isInstanceOf(widened ? DictionaryStringVector.class : BytesBatchVector.class);
           // a batch lies in one row group, where `low` is dictionary-encoded throughout
           Map<String, UTF8String> firstSeen = new HashMap<>();
           for (int i = 0; i < columns.numRows(); i++) {

@@ -1,5 +1,7 @@
 package io.floe.spark.parquet;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Arrays;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.Decimal;
@@ -9,15 +11,28 @@ import org.apache.spark.sql.vectorized.ColumnarMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * A batch of strings decoded by {@link FlatParquetReader}: each row is NULL, an entry of its column
- * chunk's dictionary, or bytes of its own copied from a plain page.
+ * A batch of byte values decoded by {@link FlatParquetReader}: strings, binary values, and decimals
+ * of more than 18 digits (their unscaled value in big-endian two's complement, as Parquet stores
+ * it). Each row is NULL, an entry of its column chunk's dictionary, or bytes of its own copied from
+ * a plain page.
  *
  * <p>A dictionary entry's {@code UTF8String} is built the first time a row reads it and then handed
  * to every row with the same entry in the chunk (since Spark 4 building one writes four volatile
  * fields, which dominated string-heavy scans). A plain value is built on each read, over this
  * vector's bytes, and is valid until the next batch, as Spark's own vectors are.
+ *
+ * <p>A decimal whose unscaled value fits in a long of at most 18 digits is handed out in Spark's
+ * compact form, without the {@code BigInteger} and {@code BigDecimal} Spark's own vector builds
+ * for every wide decimal; any other is built as Spark's vector builds it, with its precision
+ * checked.
  */
-final class StringBatchVector extends ColumnVector {
+final class BytesBatchVector extends ColumnVector {
+  /** The most digits Spark keeps in a decimal's long ({@code Decimal.MAX_LONG_DIGITS}). */
+  private static final int MAX_LONG_DIGITS = 18;
+
+  /** The least unscaled value of more than {@link #MAX_LONG_DIGITS} digits. */
+  private static final long COMPACT_LIMIT = 1_000_000_000_000_000_000L;
+
   private final boolean[] nulls;
   private final int[] ids;
   private final int[] offsets;
@@ -28,7 +43,7 @@ final class StringBatchVector extends ColumnVector {
   private byte[][] dictionary;
   private UTF8String[] strings;
 
-  StringBatchVector(int capacity, DataType type) {
+  BytesBatchVector(int capacity, DataType type) {
     super(type);
     this.nulls = new boolean[capacity];
     this.ids = new int[capacity];
@@ -165,7 +180,42 @@ final class StringBatchVector extends ColumnVector {
 
   @Override
   public Decimal getDecimal(int rowId, int precision, int scale) {
-    throw unsupported("decimal");
+    if (nulls[rowId]) {
+      return null;
+    }
+    int id = ids[rowId];
+    return id < 0
+        ? decimal(bytes, offsets[rowId], lengths[rowId], precision, scale)
+        : decimal(dictionary[id], 0, dictionary[id].length, precision, scale);
+  }
+
+  /** The decimal of an unscaled value stored in {@code length} big-endian bytes. */
+  static Decimal decimal(byte[] source, int offset, int length, int precision, int scale) {
+    int start = offset + Math.max(0, length - Long.BYTES);
+    if (length > 0 && signExtension(source, offset, start)) {
+      // the value fits in a long: sign-extend its last bytes
+      long unscaled = source[start];
+      for (int i = start + 1; i < offset + length; i++) {
+        unscaled = (unscaled << 8) | (source[i] & 0xFF);
+      }
+      if (precision >= MAX_LONG_DIGITS && unscaled > -COMPACT_LIMIT && unscaled < COMPACT_LIMIT) {
+        // Spark's own form for a value of at most 18 digits, which any such precision holds
+        return Decimal.createUnsafe(unscaled, precision, scale);
+      }
+    }
+    return Decimal.apply(
+        new BigDecimal(new BigInteger(source, offset, length), scale), precision, scale);
+  }
+
+  /** Whether the bytes before {@code start} only repeat the sign of the byte at {@code start}. */
+  private static boolean signExtension(byte[] source, int offset, int start) {
+    byte sign = (byte) (source[start] >> 7);
+    for (int i = offset; i < start; i++) {
+      if (source[i] != sign) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
