@@ -13,13 +13,15 @@ import org.apache.spark.unsafe.types.UTF8String;
 /**
  * A batch of byte values decoded by {@link FlatParquetReader}: strings, binary values, and decimals
  * of more than 18 digits (their unscaled value in big-endian two's complement, as Parquet stores
- * it). Each row is NULL, an entry of its column chunk's dictionary, or bytes of its own copied from
- * a plain page.
+ * it). Each row is NULL, an entry of its column chunk's dictionary, or bytes of its own in a plain
+ * page.
  *
  * <p>A dictionary entry's {@code UTF8String} is built the first time a row reads it and then handed
  * to every row with the same entry in the chunk (since Spark 4 building one writes four volatile
- * fields, which dominated string-heavy scans). A plain value is built on each read, over this
- * vector's bytes, and is valid until the next batch, as Spark's own vectors are.
+ * fields, which dominated string-heavy scans). A plain value is not copied: the vector refers to
+ * the decompressed pages the batch's values lie in, which the decoder keeps from reuse until the
+ * next batch ({@link FlatColumnDecoder}), and builds the value over the page's bytes on each read.
+ * It is valid until the next batch, as values of Spark's own vectors are.
  *
  * <p>A decimal whose unscaled value fits in a long of at most 18 digits is handed out in Spark's
  * compact form, without the {@code BigInteger} and {@code BigDecimal} Spark's own vector builds
@@ -37,8 +39,9 @@ final class BytesBatchVector extends ColumnVector {
   private final int[] ids;
   private final int[] offsets;
   private final int[] lengths;
-  private byte[] bytes = new byte[1024];
-  private int used;
+  private final int[] pageOf;
+  private byte[][] pages = new byte[4][];
+  private int pageCount;
   private int numNulls;
   private byte[][] dictionary;
   private UTF8String[] strings;
@@ -49,6 +52,7 @@ final class BytesBatchVector extends ColumnVector {
     this.ids = new int[capacity];
     this.offsets = new int[capacity];
     this.lengths = new int[capacity];
+    this.pageOf = new int[capacity];
   }
 
   /** Starts a new batch. */
@@ -57,7 +61,22 @@ final class BytesBatchVector extends ColumnVector {
       Arrays.fill(nulls, false);
       numNulls = 0;
     }
-    used = 0;
+    Arrays.fill(pages, 0, pageCount, null);
+    pageCount = 0;
+  }
+
+  /**
+   * Makes {@code page} the array the following plain values lie in; the caller keeps it unchanged
+   * until this vector's next batch.
+   */
+  void usePage(byte[] page) {
+    if (pageCount > 0 && pages[pageCount - 1] == page) {
+      return;
+    }
+    if (pageCount == pages.length) {
+      pages = Arrays.copyOf(pages, pageCount * 2);
+    }
+    pages[pageCount++] = page;
   }
 
   /** Starts a new column chunk, whose dictionary (or null) the following ids refer to. */
@@ -75,16 +94,12 @@ final class BytesBatchVector extends ColumnVector {
     ids[rowId] = id;
   }
 
-  /** Copies a plain value: {@code length} bytes of {@code source} from {@code offset}. */
-  void putBytes(int rowId, byte[] source, int offset, int length) {
-    if (used + length > bytes.length) {
-      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, used + length));
-    }
-    System.arraycopy(source, offset, bytes, used, length);
+  /** A plain value: {@code length} bytes from {@code offset} of the page last {@link #usePage used}. */
+  void putBytes(int rowId, int offset, int length) {
     ids[rowId] = -1;
-    offsets[rowId] = used;
+    pageOf[rowId] = pageCount - 1;
+    offsets[rowId] = offset;
     lengths[rowId] = length;
-    used += length;
   }
 
   @Override
@@ -94,7 +109,7 @@ final class BytesBatchVector extends ColumnVector {
     }
     int id = ids[rowId];
     if (id < 0) {
-      return UTF8String.fromBytes(bytes, offsets[rowId], lengths[rowId]);
+      return UTF8String.fromBytes(pages[pageOf[rowId]], offsets[rowId], lengths[rowId]);
     }
     UTF8String value = strings[id];
     if (value == null) {
@@ -111,7 +126,8 @@ final class BytesBatchVector extends ColumnVector {
     }
     int id = ids[rowId];
     return id < 0
-        ? Arrays.copyOfRange(bytes, offsets[rowId], offsets[rowId] + lengths[rowId])
+        ? Arrays.copyOfRange(
+            pages[pageOf[rowId]], offsets[rowId], offsets[rowId] + lengths[rowId])
         : dictionary[id].clone();
   }
 
@@ -185,7 +201,7 @@ final class BytesBatchVector extends ColumnVector {
     }
     int id = ids[rowId];
     return id < 0
-        ? decimal(bytes, offsets[rowId], lengths[rowId], precision, scale)
+        ? decimal(pages[pageOf[rowId]], offsets[rowId], lengths[rowId], precision, scale)
         : decimal(dictionary[id], 0, dictionary[id].length, precision, scale);
   }
 

@@ -5,6 +5,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -64,6 +66,8 @@ final class FlatColumnDecoder {
   private final WritableColumnVector vector;
   private final BytesBatchVector strings;
   private final int fixedLength;
+  // pages finished during the current batch, whose bytes its plain values may refer to
+  private final List<BytesInput> heldPages = new ArrayList<>();
   private final int[] levels;
   private final int[] ids;
   private final HybridIntDecoder levelDecoder = new HybridIntDecoder();
@@ -188,7 +192,15 @@ final class FlatColumnDecoder {
   /** Decodes the column's next {@code rows} values into its vector, from row 0. */
   void readBatch(int rows) throws IOException {
     if (kind.bytes()) {
+      // the last batch's values are gone: its finished pages may hold later pages
+      for (BytesInput held : heldPages) {
+        buffers.giveBack(held);
+      }
+      heldPages.clear();
       strings.reset();
+      if (page != null) {
+        strings.usePage(page);
+      }
     } else {
       vector.reset();
     }
@@ -224,8 +236,15 @@ final class FlatColumnDecoder {
   }
 
   private void readPage() throws IOException {
-    // nothing refers to the finished page any more: values were copied into the vectors
-    buffers.giveBack(pageBytes);
+    if (kind.bytes()) {
+      // the batch's plain values may lie in the finished page: it is given back with the batch
+      if (pageBytes != null) {
+        heldPages.add(pageBytes);
+      }
+    } else {
+      // nothing refers to the finished page any more: values were copied into the vector
+      buffers.giveBack(pageBytes);
+    }
     pageBytes = null;
     page = null;
     DataPage next = pages.readPage();
@@ -308,6 +327,9 @@ final class FlatColumnDecoder {
       page = bytes.toByteArray();
       position = 0;
       end = page.length;
+    }
+    if (kind.bytes()) {
+      strings.usePage(page);
     }
   }
 
@@ -476,7 +498,7 @@ final class FlatColumnDecoder {
       if (length < 0 || position + length > end) {
         throw failure("a value longer than its page");
       }
-      strings.putBytes(i, page, position, length);
+      strings.putBytes(i, position, length);
       position += length;
     }
   }
@@ -490,7 +512,7 @@ final class FlatColumnDecoder {
       if (position + fixedLength > end) {
         throw failure("fewer value bytes than its page's value count");
       }
-      strings.putBytes(i, page, position, fixedLength);
+      strings.putBytes(i, position, fixedLength);
       position += fixedLength;
     }
   }
