@@ -193,10 +193,7 @@ final class FlatColumnDecoder {
   void readBatch(int rows) throws IOException {
     if (kind.bytes()) {
       // the last batch's values are gone: its finished pages may hold later pages
-      for (BytesInput held : heldPages) {
-        buffers.giveBack(held);
-      }
-      heldPages.clear();
+      giveBackHeldPages();
       strings.reset();
       if (page != null) {
         strings.usePage(page);
@@ -219,6 +216,21 @@ final class FlatColumnDecoder {
       pageValuesLeft -= n;
       row += n;
     }
+  }
+
+  /** Gives back every page this decoder still holds, once nothing reads its last batch. */
+  void release() {
+    giveBackHeldPages();
+    buffers.giveBack(pageBytes);
+    pageBytes = null;
+    page = null;
+  }
+
+  private void giveBackHeldPages() {
+    for (BytesInput held : heldPages) {
+      buffers.giveBack(held);
+    }
+    heldPages.clear();
   }
 
   private int readLevels(int row, int n) {

@@ -334,6 +334,10 @@ public final class FlatParquetReader implements BatchDecoder {
 
   @Override
   public void close() throws IOException {
+    // the last batch is done: its pages may hold the pages of the partition's next file
+    for (FlatColumnDecoder decoder : decoders) {
+      decoder.release();
+    }
     try {
       if (rowGroup != null) {
         rowGroup.close();

@@ -358,6 +358,7 @@ class FlatParquetReadTest extends SparkTestBase {
                   .putLong(ParquetUtils.FIELD_ID_METADATA_KEY(), field.fieldId())
                   .build()));
     }
+    ReadBuffers buffers = ReadBuffers.create();
     FlatParquetReader reader =
         FlatParquetReader.openIfFlat(
             input,
@@ -367,7 +368,7 @@ class FlatParquetReadTest extends SparkTestBase {
             1000,
             conf,
             path,
-            ReadBuffers.create());
+            buffers);
     if (reader == null) {
       return null;
     }
@@ -377,6 +378,8 @@ class FlatParquetReadTest extends SparkTestBase {
         rows += closing.resultBatch().numRows();
       }
     }
+    // a closed reader holds no page: the partition's next file reuses every array
+    assertThat(buffers.pages().lentCount()).as("pages still lent after closing").isZero();
     return rows;
   }
 }
