@@ -12,6 +12,7 @@ import io.floe.spark.types.SparkSchemas;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.DataFile;
@@ -209,51 +210,18 @@ class FlatParquetReadTest extends SparkTestBase {
       record.setField("l", id >= 1000 && id < 2500 ? null : id % 17);
       records.add(record);
     }
-    OutputFile out =
-        table.io().newOutputFile(table.locationProvider().newDataLocation("v2.parquet"));
-    FileAppender<Record> appender =
-        Parquet.write(out)
-            .schema(table.schema())
-            .createWriterFunc(GenericParquetWriter::create)
-            .writerVersion(ParquetProperties.WriterVersion.PARQUET_2_0)
-            .set(TableProperties.PARQUET_PAGE_SIZE_BYTES, "512")
-            .build();
-    try (FileAppender<Record> closing = appender) {
-      closing.addAll(records);
-    }
-    DataFile file =
-        DataFiles.builder(table.spec())
-            .withInputFile(out.toInputFile())
-            .withFormat(FileFormat.PARQUET)
-            .withMetrics(appender.metrics())
-            .build();
-    table.newAppend().appendFile(file).commit();
+    String location =
+        appendWrittenFile(
+            table,
+            records,
+            ParquetProperties.WriterVersion.PARQUET_2_0,
+            Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, "512"));
 
     // the unique ids are delta-encoded, which only Spark's reader decodes; the rest dictionaries
     Schema flat = table.schema().select("b", "k", "s", "l");
-    assertThat(flatlyDecodedRows(file.location(), flat)).isEqualTo(5000);
-    assertThat(flatlyDecodedRows(file.location(), table.schema())).isNull();
-
-    List<Record> projected = new ArrayList<>();
-    for (Record record : records) {
-      Record row = GenericRecord.create(flat);
-      for (Types.NestedField field : flat.columns()) {
-        row.setField(field.name(), record.getField(field.name()));
-      }
-      projected.add(row);
-    }
-    for (String batchSize : List.of("1000", "7")) {
-      assertThat(
-              canonicalRows(
-                  spark.read().option("batch-size", batchSize).table("floe.flat.v2")
-                      .selectExpr("b", "k", "s", "l").collectAsList()))
-          .isEqualTo(canonicalRecords(projected, 4));
-      assertThat(
-              canonicalRows(
-                  spark.read().option("batch-size", batchSize).table("floe.flat.v2")
-                      .collectAsList()))
-          .isEqualTo(canonicalRecords(records, 5));
-    }
+    assertThat(flatlyDecodedRows(location, flat)).isEqualTo(5000);
+    assertThat(flatlyDecodedRows(location, table.schema())).isNull();
+    assertReadAsWritten("floe.flat.v2", table.schema(), records, flat);
   }
 
   @Test
@@ -288,13 +256,35 @@ class FlatParquetReadTest extends SparkTestBase {
       record.setField("u", id % 5 == 0 ? null : new java.util.UUID(id * 31, -id));
       records.add(record);
     }
+    String location =
+        appendWrittenFile(
+            table, records, ParquetProperties.WriterVersion.PARQUET_1_0, table.properties());
+
+    Schema fixed = table.schema().select("id", "k", "fx", "lfx");
+    assertThat(flatlyDecodedRows(location, fixed)).isEqualTo(6000);
+    assertThat(flatlyDecodedRows(location, table.schema())).isNull();
+    assertReadAsWritten("floe.flat.fixed", table.schema(), records, fixed);
+  }
+
+  /**
+   * Writes {@code records} into one Parquet file with Iceberg's generic writer, in the given page
+   * format and with the given writer properties, and appends it to {@code table}; the file's
+   * location.
+   */
+  private static String appendWrittenFile(
+      Table table,
+      List<Record> records,
+      ParquetProperties.WriterVersion version,
+      Map<String, String> properties)
+      throws IOException {
     OutputFile out =
-        table.io().newOutputFile(table.locationProvider().newDataLocation("fixed.parquet"));
+        table.io().newOutputFile(table.locationProvider().newDataLocation("written.parquet"));
     FileAppender<Record> appender =
         Parquet.write(out)
             .schema(table.schema())
             .createWriterFunc(GenericParquetWriter::create)
-            .setAll(table.properties())
+            .writerVersion(version)
+            .setAll(properties)
             .build();
     try (FileAppender<Record> closing = appender) {
       closing.addAll(records);
@@ -308,30 +298,37 @@ class FlatParquetReadTest extends SparkTestBase {
                 .withMetrics(appender.metrics())
                 .build())
         .commit();
+    return out.location();
+  }
 
-    Schema fixed = table.schema().select("id", "k", "fx", "lfx");
-    assertThat(flatlyDecodedRows(out.location(), fixed)).isEqualTo(6000);
-    assertThat(flatlyDecodedRows(out.location(), table.schema())).isNull();
-
+  /**
+   * Reads {@code table} with batches of 1000 and of 7 rows, whole and projected onto {@code
+   * projection}, and compares each with {@code records} (of {@code schema}).
+   */
+  private static void assertReadAsWritten(
+      String table, Schema schema, List<Record> records, Schema projection) {
     List<Record> projected = new ArrayList<>();
     for (Record record : records) {
-      Record row = GenericRecord.create(fixed);
-      for (Types.NestedField field : fixed.columns()) {
+      Record row = GenericRecord.create(projection);
+      for (Types.NestedField field : projection.columns()) {
         row.setField(field.name(), record.getField(field.name()));
       }
       projected.add(row);
     }
+    String[] columns =
+        projection.columns().stream().map(Types.NestedField::name).toArray(String[]::new);
     for (String batchSize : List.of("1000", "7")) {
       assertThat(
               canonicalRows(
-                  spark.read().option("batch-size", batchSize).table("floe.flat.fixed")
-                      .selectExpr("id", "k", "fx", "lfx").collectAsList()))
-          .isEqualTo(canonicalRecords(projected, 4));
+                  spark.read().option("batch-size", batchSize).table(table)
+                      .selectExpr(columns).collectAsList()))
+          .as("%s, projected, batches of %s", table, batchSize)
+          .isEqualTo(canonicalRecords(projected, columns.length));
       assertThat(
               canonicalRows(
-                  spark.read().option("batch-size", batchSize).table("floe.flat.fixed")
-                      .collectAsList()))
-          .isEqualTo(canonicalRecords(records, 5));
+                  spark.read().option("batch-size", batchSize).table(table).collectAsList()))
+          .as("%s, batches of %s", table, batchSize)
+          .isEqualTo(canonicalRecords(records, schema.columns().size()));
     }
   }
 
