@@ -29,6 +29,9 @@ SCENARIOS += ["stream-sink", "stream-sink-addbatch", "stream-source"]
 # the floor of any sink's epoch (Spark's noop sink, run by the parquet engine only)
 SCENARIOS += ["stream-sink-noop", "stream-sink-noop-addbatch"]
 REL_TOL = 1e-9
+# the cores of every engine's session (run.sh starts Spark as local[2]): ns per row per core = wall
+# seconds x cores / rows
+SPARK_CORES = 2
 
 times = defaultdict(list)
 answers = defaultdict(set)
@@ -178,13 +181,15 @@ for (s, _) in list(times):
         type_names.append(s[len("types-"):])
 if type_names:
     print()
-    print("Per-type full scans, `SELECT count(*), sum(hash(c))` over a one-column table (median seconds "
-          "over every timed run; M rows/s from the row count; physical limits: raw = reading the files' "
-          "bytes in one thread, unzstd = reading them and decompressing every page in two threads):")
+    print("Per-type full scans, `SELECT count(*), <aggregate>` over a one-column table: `sum(c)` (an "
+          "exact sum for bigint, float, double, date, timestamp, boolean), `count(c), max(length(c))` for "
+          "strings and binary (median seconds over every timed run; ns/row/core = seconds x "
+          f"{SPARK_CORES} cores / rows; physical limits: raw = reading the files' bytes in one thread, "
+          "unzstd = reading them and decompressing every page in two threads):")
     print()
     print("| type | rows | MB on disk | MB decompressed | floe s | official s | Spark-Parquet s | raw read s "
           "| unzstd s | Floe/official | Floe/Spark-Parquet | Floe/unzstd | CPU Floe/official "
-          "| floe M rows/s | official M rows/s | Spark-Parquet M rows/s | answers agree |")
+          "| floe ns/row/core | official ns/row/core | Spark-Parquet ns/row/core | answers agree |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in type_names:
         scenario = "types-" + name
@@ -201,8 +206,8 @@ if type_names:
         vs_limit = f"{med['floe'] / med['unzstd']:.1f}" if "floe" in med and med.get("unzstd") else ""
         ratio = f"{med['floe'] / med['official']:.2f}" if "floe" in med and med.get("official") else ""
         vs_pq = f"{med['floe'] / med['parquet']:.2f}" if "floe" in med and med.get("parquet") else ""
-        speeds = [f"{int(rows) / med[e] / 1e6:.1f}" if e in med and rows.isdigit() and med[e] else "-"
-                  for e in ENGINES]
+        speeds = [f"{med[e] * SPARK_CORES * 1e9 / int(rows):.1f}" if e in med and rows.isdigit()
+                  and int(rows) else "-" for e in ENGINES]
         agree = "yes" if len(engine_answers) == 1 else f"NO ({len(engine_answers)} distinct)"
         print(f"| {name} | {rows} | {mb} | {plain_mb} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} "
               f"| {cells[4]} | {ratio} | {vs_pq} | {vs_limit} | {cpu_ratio(scenario, 'floe', 'official')} "

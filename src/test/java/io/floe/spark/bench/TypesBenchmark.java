@@ -31,8 +31,9 @@ import org.apache.spark.sql.SparkSession;
  * The per-type scan scenario {@code types} of the benchmark (issue 31); not a test. One table per
  * column type, {@code bench.types.t_<name>} with the single column {@code c}, written by the
  * official runtime ({@code generate-types}); each engine scans each table in full with {@code
- * SELECT count(*), sum(hash(c))}, which decodes every value (the hash defeats any shortcut), and
- * prints one {@code RESULT types-<name> <engine> ...} line per timed run. Engine {@code parquet}
+ * SELECT count(*), <aggregate>}, the type's aggregate of issue 31 ({@code sum(c)}, or {@code
+ * count(c), max(length(c))} for strings and binary), which reads every value and which no engine can
+ * answer from metadata, and prints one {@code RESULT types-<name> <engine> ...} line per timed run. Engine {@code parquet}
  * runs the query over the table's data files with Spark's own Parquet reader, and then prints two
  * "physical limits": engine {@code raw}, the time to read every byte of those files (from the page
  * cache after the scans, in one thread, into a reused buffer), with the bytes as its answer; and
@@ -49,40 +50,63 @@ final class TypesBenchmark {
 
   static final int DEFAULT_RUNS = 3;
 
-  /** A column type and the expression over {@code id} that fills it with varied values. */
-  record ColumnType(String name, String sqlType, String values) {}
+  /**
+   * A column type, the expression over {@code id} that fills it with varied values, and the
+   * aggregate the scan computes over {@code c}: {@code sum(c)} where that sum is exact and fits its
+   * result type, else the nearest exact sum (the order rows are summed in differs between engines,
+   * so a sum of doubles would differ in its last bits; a sum of 64-bit hashes overflows), and {@code
+   * count(c), max(length(c))} for strings and binary.
+   */
+  record ColumnType(String name, String sqlType, String values, String aggregate) {
+    String query(String source) {
+      return "SELECT count(*), " + aggregate + " FROM " + source;
+    }
+  }
+
+  private static final String SUM = "sum(c)";
+  private static final String LENGTHS = "count(c), max(length(c))";
 
   /** The types scanned, in the order they run and are reported. */
   static final List<ColumnType> TYPES =
       List.of(
-          new ColumnType("int", "INT", "CAST(pmod(xxhash64(id), 100000000) AS INT)"),
-          new ColumnType("bigint", "BIGINT", "xxhash64(id)"),
+          new ColumnType("int", "INT", "CAST(pmod(xxhash64(id), 100000000) AS INT)", SUM),
+          new ColumnType("bigint", "BIGINT", "xxhash64(id)", "sum(c >> 16)"),
           new ColumnType(
-              "bigint_nulls", "BIGINT", "IF(pmod(xxhash64(id, 7), 4) = 0, NULL, xxhash64(id))"),
-          new ColumnType("double", "DOUBLE", "CAST(pmod(xxhash64(id), 1000000000) AS DOUBLE) / 1000"),
+              "bigint_nulls", "BIGINT", "IF(pmod(xxhash64(id, 7), 4) = 0, NULL, xxhash64(id))",
+              "sum(c >> 16)"),
+          new ColumnType(
+              "float", "FLOAT", "CAST(pmod(xxhash64(id), 1000000) AS FLOAT) / 8", "sum(floor(c))"),
+          new ColumnType(
+              "double", "DOUBLE", "CAST(pmod(xxhash64(id), 1000000000) AS DOUBLE) / 1000",
+              "sum(floor(c))"),
           new ColumnType(
               "decimal_18_2", "DECIMAL(18, 2)",
-              "CAST(pmod(xxhash64(id), 10000000000) / 100 AS DECIMAL(18, 2))"),
+              "CAST(pmod(xxhash64(id), 10000000000) / 100 AS DECIMAL(18, 2))", SUM),
           new ColumnType(
               "decimal_38_10", "DECIMAL(38, 10)",
               "CAST(CONCAT(CAST(xxhash64(id) AS STRING), '.',"
                   + " LPAD(CAST(pmod(xxhash64(id, 3), 10000000000) AS STRING), 10, '0'))"
-                  + " AS DECIMAL(38, 10))"),
+                  + " AS DECIMAL(38, 10))",
+              SUM),
           new ColumnType(
-              "string_short", "STRING", "LOWER(HEX(pmod(xxhash64(id), 4294967296)))"),
+              "string_short", "STRING", "LOWER(HEX(pmod(xxhash64(id), 4294967296)))", LENGTHS),
           new ColumnType(
               "string_long", "STRING",
               "CONCAT_WS('-', HEX(xxhash64(id, 1)), HEX(xxhash64(id, 2)), HEX(xxhash64(id, 3)),"
-                  + " HEX(xxhash64(id, 4)), HEX(xxhash64(id, 5)), HEX(xxhash64(id, 6)))"),
+                  + " HEX(xxhash64(id, 4)), HEX(xxhash64(id, 5)), HEX(xxhash64(id, 6)))",
+              LENGTHS),
           new ColumnType(
-              "string_dict", "STRING", "CONCAT('category-', CAST(pmod(xxhash64(id), 100) AS STRING))"),
+              "string_dict", "STRING",
+              "CONCAT('category-', CAST(pmod(xxhash64(id), 100) AS STRING))", LENGTHS),
           new ColumnType(
-              "date", "DATE", "DATE_ADD(DATE'2000-01-01', CAST(pmod(xxhash64(id), 10000) AS INT))"),
+              "date", "DATE", "DATE_ADD(DATE'2000-01-01', CAST(pmod(xxhash64(id), 10000) AS INT))",
+              "sum(unix_date(c))"),
           new ColumnType(
               "timestamp", "TIMESTAMP",
-              "TIMESTAMP_MICROS(1600000000000000 + pmod(xxhash64(id), 100000000000000))"),
-          new ColumnType("boolean", "BOOLEAN", "pmod(xxhash64(id), 2) = 0"),
-          new ColumnType("binary", "BINARY", "CAST(HEX(xxhash64(id)) AS BINARY)"));
+              "TIMESTAMP_MICROS(1600000000000000 + pmod(xxhash64(id), 100000000000000))",
+              "sum(unix_seconds(c))"),
+          new ColumnType("boolean", "BOOLEAN", "pmod(xxhash64(id), 2) = 0", "count_if(c)"),
+          new ColumnType("binary", "BINARY", "CAST(HEX(xxhash64(id)) AS BINARY)", LENGTHS));
 
   private TypesBenchmark() {}
 
@@ -90,10 +114,18 @@ final class TypesBenchmark {
     return NAMESPACE + ".t_" + type.name();
   }
 
-  /** Writes every type's table with {@code rows} rows in four files, through the given session. */
+  /**
+   * Writes every type's table with {@code rows} rows in four files, through the given session; a
+   * table that already holds {@code rows} rows is kept, so adding a type writes only its table.
+   */
   static void generate(SparkSession spark, long rows) throws Exception {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS " + NAMESPACE);
     for (ColumnType type : TYPES) {
+      if (spark.catalog().tableExists(table(type))
+          && spark.sql("SELECT count(*) FROM " + table(type)).first().getLong(0) == rows) {
+        System.out.println("GENERATED " + rows + " rows in " + table(type) + " (kept)");
+        continue;
+      }
       spark.sql("DROP TABLE IF EXISTS " + table(type) + " PURGE");
       spark.sql("CREATE TABLE " + table(type) + " (c " + type.sqlType() + ") USING iceberg");
       spark.range(0, rows, 1, 4).selectExpr(type.values() + " AS c").writeTo(table(type)).append();
@@ -114,7 +146,7 @@ final class TypesBenchmark {
             .createOrReplaceTempView("pq_types");
         source = "pq_types";
       }
-      String query = "SELECT count(*), sum(hash(c)) FROM " + source;
+      String query = type.query(source);
       spark.sql(query).collectAsList();
       for (int i = 0; i < runs; i += 1) {
         heap.start();
