@@ -64,7 +64,7 @@ final class FlatColumnDecoder {
   private final PageBuffers buffers;
   private final int maxDefinition;
   private final WritableColumnVector vector;
-  private final BytesBatchVector strings;
+  private final BytesBatchVector byteValues;
   private final int fixedLength;
   // pages finished during the current batch, whose bytes its plain values may refer to
   private final List<BytesInput> heldPages = new ArrayList<>();
@@ -105,10 +105,10 @@ final class FlatColumnDecoder {
     this.maxDefinition = descriptor.getMaxDefinitionLevel();
     this.fixedLength = descriptor.getPrimitiveType().getTypeLength();
     if (kind.bytes()) {
-      this.strings = new BytesBatchVector(capacity, type);
+      this.byteValues = new BytesBatchVector(capacity, type);
       this.vector = null;
     } else {
-      this.strings = null;
+      this.byteValues = null;
       this.vector = new OnHeapColumnVector(capacity, type);
     }
     this.levels = new int[capacity];
@@ -120,7 +120,7 @@ final class FlatColumnDecoder {
   }
 
   ColumnVector vector() {
-    return kind.bytes() ? strings : vector;
+    return kind.bytes() ? byteValues : vector;
   }
 
   /** Moves to the column's chunk in the next row group: its pages and dictionary. */
@@ -144,7 +144,7 @@ final class FlatColumnDecoder {
     if (kind.bytes()) {
       byte[][] entries = hasDictionary ? binaryEntries(dictionaryPage) : null;
       dictionarySize = entries == null ? 0 : entries.length;
-      strings.setDictionary(entries);
+      byteValues.setDictionary(entries);
     } else if (hasDictionary) {
       Dictionary dictionary =
           dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
@@ -194,9 +194,9 @@ final class FlatColumnDecoder {
     if (kind.bytes()) {
       // the last batch's values are gone: its finished pages may hold later pages
       giveBackHeldPages();
-      strings.reset();
+      byteValues.reset();
       if (page != null) {
-        strings.usePage(page);
+        byteValues.usePage(page);
       }
     } else {
       vector.reset();
@@ -341,7 +341,7 @@ final class FlatColumnDecoder {
       end = page.length;
     }
     if (kind.bytes()) {
-      strings.usePage(page);
+      byteValues.usePage(page);
     }
   }
 
@@ -396,7 +396,7 @@ final class FlatColumnDecoder {
       case BYTES, FIXED -> {
         for (int i = 0; i < n; i++) {
           if (ids[i] >= 0) {
-            strings.putId(row + i, ids[i]);
+            byteValues.putId(row + i, ids[i]);
           }
         }
       }
@@ -423,7 +423,7 @@ final class FlatColumnDecoder {
 
   private void putNull(int row) {
     if (kind.bytes()) {
-      strings.putNull(row);
+      byteValues.putNull(row);
     } else {
       vector.putNull(row);
     }
@@ -435,7 +435,7 @@ final class FlatColumnDecoder {
       case INT -> fixedWidth(row, n, present, 4);
       case DOUBLE -> fixedWidth(row, n, present, 8);
       case FLOAT -> fixedWidth(row, n, present, 4);
-      case BOOLEAN -> booleans(row, n);
+      case BOOLEAN -> booleans(row, n, present);
       case BYTES -> plainBytes(row, n);
       case FIXED -> plainFixedLength(row, n);
       default -> throw failure("PLAIN " + kind + " values");
@@ -477,32 +477,52 @@ final class FlatColumnDecoder {
     }
   }
 
-  private void booleans(int row, int n) {
-    for (int i = row; i < row + n; i++) {
+  private void booleans(int row, int n, int present) {
+    if (rleBooleans) {
+      valueDecoder.read(ids, 0, present);
+      int next = 0;
+      for (int i = row; i < row + n; i++) {
+        if (maxDefinition > 0 && levels[i] != maxDefinition) {
+          vector.putNull(i);
+        } else {
+          vector.putBoolean(i, ids[next++] != 0);
+        }
+      }
+      return;
+    }
+    if (position + ((booleanBit + (long) present + 7) >>> 3) > end) {
+      throw failure("fewer boolean bytes than its page's value count");
+    }
+    int i = row;
+    int to = row + n;
+    if (present == n) {
+      // whole bytes of plain bits go to the vector eight at a time, low bit first as Parquet packs them
+      while (i < to && (booleanBit & 7) != 0) {
+        vector.putBoolean(i++, nextBit());
+      }
+      for (; to - i >= 8; i += 8, booleanBit += 8) {
+        vector.putBooleans(i, page[position + (booleanBit >>> 3)]);
+      }
+    }
+    for (; i < to; i++) {
       if (maxDefinition > 0 && levels[i] != maxDefinition) {
         vector.putNull(i);
-        continue;
-      }
-      boolean value;
-      if (rleBooleans) {
-        valueDecoder.read(ids, 0, 1);
-        value = ids[0] != 0;
       } else {
-        int index = position + (booleanBit >>> 3);
-        if (index >= end) {
-          throw failure("fewer boolean bytes than its page's value count");
-        }
-        value = ((page[index] >>> (booleanBit & 7)) & 1) != 0;
-        booleanBit++;
+        vector.putBoolean(i, nextBit());
       }
-      vector.putBoolean(i, value);
     }
+  }
+
+  private boolean nextBit() {
+    boolean value = ((page[position + (booleanBit >>> 3)] >>> (booleanBit & 7)) & 1) != 0;
+    booleanBit++;
+    return value;
   }
 
   private void plainBytes(int row, int n) {
     for (int i = row; i < row + n; i++) {
       if (maxDefinition > 0 && levels[i] != maxDefinition) {
-        strings.putNull(i);
+        byteValues.putNull(i);
         continue;
       }
       int length = intAt(position);
@@ -510,7 +530,7 @@ final class FlatColumnDecoder {
       if (length < 0 || position + length > end) {
         throw failure("a value longer than its page");
       }
-      strings.putBytes(i, position, length);
+      byteValues.putBytes(i, position, length);
       position += length;
     }
   }
@@ -518,13 +538,13 @@ final class FlatColumnDecoder {
   private void plainFixedLength(int row, int n) {
     for (int i = row; i < row + n; i++) {
       if (maxDefinition > 0 && levels[i] != maxDefinition) {
-        strings.putNull(i);
+        byteValues.putNull(i);
         continue;
       }
       if (position + fixedLength > end) {
         throw failure("fewer value bytes than its page's value count");
       }
-      strings.putBytes(i, position, fixedLength);
+      byteValues.putBytes(i, position, fixedLength);
       position += fixedLength;
     }
   }

@@ -55,7 +55,8 @@ class FlatParquetReadTest extends SparkTestBase {
   private static final String COLUMNS =
       "id BIGINT NOT NULL, b BOOLEAN, i INT, l BIGINT, f FLOAT, d DOUBLE, s STRING, low STRING,"
           + " dt DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, d9 DECIMAL(9,2), d18 DECIMAL(18,4),"
-          + " req STRING NOT NULL, bin BINARY, lbin BINARY, d38 DECIMAL(38,10), d20 DECIMAL(20,0)";
+          + " req STRING NOT NULL, bin BINARY, lbin BINARY, d38 DECIMAL(38,10), d20 DECIMAL(20,0),"
+          + " nb BOOLEAN";
   // high-cardinality columns overflow their small dictionaries into plain pages; l is NULL for a
   // run of thousands of rows (whole pages of NULLs); negative dates, timestamps and decimals; wide
   // decimals (fixed-length bytes) of every size of unscaled value: Spark's compact long form (up to
@@ -103,7 +104,9 @@ class FlatParquetReadTest extends SparkTestBase {
           + " CAST(CASE WHEN id % 4 = 0 THEN NULL"
           + "  WHEN id % 4 = 1 THEN CAST(id * 123456789012345 AS STRING)"
           + "  WHEN id % 8 = 2 THEN concat('-9999999999999', lpad(CAST(id AS STRING), 7, '0'))"
-          + "  ELSE CAST(15000 - id AS STRING) END AS DECIMAL(20,0)) AS d20"
+          + "  ELSE CAST(15000 - id AS STRING) END AS DECIMAL(20,0)) AS d20,"
+          // a nullable column without NULLs: its plain bits are read eight at a time
+          + " id * 7919 % 5 < 2 AS nb"
           + " FROM range(0, 30000)";
 
   @BeforeAll
@@ -197,7 +200,8 @@ class FlatParquetReadTest extends SparkTestBase {
   @Test
   void version2DataPagesOfDictionaryEncodedColumnsReadAsWritten() throws IOException {
     sql(
-        "CREATE TABLE floe.flat.v2 (id BIGINT NOT NULL, b BOOLEAN, k INT, s STRING, l BIGINT)"
+        "CREATE TABLE floe.flat.v2 (id BIGINT NOT NULL, b BOOLEAN, k INT, s STRING, l BIGINT,"
+            + " nb BOOLEAN)"
             + " USING iceberg");
     Table table = icebergTable(spark, "flat.v2");
     List<Record> records = new ArrayList<>();
@@ -208,6 +212,7 @@ class FlatParquetReadTest extends SparkTestBase {
       record.setField("k", id % 5 == 0 ? null : (int) (id % 11) - 5);
       record.setField("s", id % 6 == 0 ? null : "v" + (id % 13));
       record.setField("l", id >= 1000 && id < 2500 ? null : id % 17);
+      record.setField("nb", id * 7919 % 5 < 2);
       records.add(record);
     }
     String location =
@@ -218,7 +223,7 @@ class FlatParquetReadTest extends SparkTestBase {
             Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, "512"));
 
     // the unique ids are delta-encoded, which only Spark's reader decodes; the rest dictionaries
-    Schema flat = table.schema().select("b", "k", "s", "l");
+    Schema flat = table.schema().select("b", "k", "s", "l", "nb");
     assertThat(flatlyDecodedRows(location, flat)).isEqualTo(5000);
     assertThat(flatlyDecodedRows(location, table.schema())).isNull();
     assertReadAsWritten("floe.flat.v2", table.schema(), records, flat);
