@@ -25,7 +25,7 @@ ROWS="${BENCH_ROWS:-$ROWS}"   # overrides for smoke tests
 SF="${TPCH_SF:-$SF}"
 FILES="${PLAN_FILES:-$FILES}"
 # rows of each one-column table of the types scenario
-TYPE_ROWS=20000000
+TYPE_ROWS=50000000
 [[ "$MODE" == quick ]] && TYPE_ROWS=2000000
 TYPE_ROWS="${TYPES_ROWS:-$TYPE_ROWS}"
 # the maintenance scenario's table: data files to compact, and the appends that make its history
