@@ -496,7 +496,8 @@ final class FlatColumnDecoder {
     int i = row;
     int to = row + n;
     if (present == n) {
-      // whole bytes of plain bits go to the vector eight at a time, low bit first as Parquet packs them
+      // whole bytes of plain bits go to the vector eight at a time, low bit first as Parquet
+      // packs them
       while (i < to && (booleanBit & 7) != 0) {
         vector.putBoolean(i++, nextBit());
       }

@@ -32,14 +32,14 @@ import org.apache.spark.sql.SparkSession;
  * column type, {@code bench.types.t_<name>} with the single column {@code c}, written by the
  * official runtime ({@code generate-types}); each engine scans each table in full with {@code
  * SELECT count(*), <aggregate>}, the type's aggregate of issue 31 ({@code sum(c)}, or {@code
- * count(c), max(length(c))} for strings and binary), which reads every value and which no engine can
- * answer from metadata, and prints one {@code RESULT types-<name> <engine> ...} line per timed run. Engine {@code parquet}
- * runs the query over the table's data files with Spark's own Parquet reader, and then prints two
- * "physical limits": engine {@code raw}, the time to read every byte of those files (from the page
- * cache after the scans, in one thread, into a reused buffer), with the bytes as its answer; and
- * engine {@code unzstd}, the time to read them and decompress every page (two threads, as Spark's
- * {@code local[2]}), with the decompressed bytes as its answer: what any reader pays before it
- * decodes a value.
+ * count(c), max(length(c))} for strings and binary), which reads every value and which no engine
+ * can answer from metadata, and prints one {@code RESULT types-<name> <engine> ...} line per timed
+ * run. Engine {@code parquet} runs the query over the table's data files with Spark's own Parquet
+ * reader, and then prints two "physical limits": engine {@code raw}, the time to read every byte of
+ * those files (from the page cache after the scans, in one thread, into a reused buffer), with the
+ * bytes as its answer; and engine {@code unzstd}, the time to read them and decompress every page
+ * (two threads, as Spark's {@code local[2]}), with the decompressed bytes as its answer: what any
+ * reader pays before it decodes a value.
  *
  * <p>Per type and JVM: one untimed run (class loading, JIT), then {@code -Dbench.types.runs} timed
  * runs (default {@value #DEFAULT_RUNS}). Uses Spark's public API only, like {@link BenchMain}.
@@ -54,8 +54,8 @@ final class TypesBenchmark {
    * A column type, the expression over {@code id} that fills it with varied values, and the
    * aggregate the scan computes over {@code c}: {@code sum(c)} where that sum is exact and fits its
    * result type, else the nearest exact sum (the order rows are summed in differs between engines,
-   * so a sum of doubles would differ in its last bits; a sum of 64-bit hashes overflows), and {@code
-   * count(c), max(length(c))} for strings and binary.
+   * so a sum of doubles would differ in its last bits; a sum of 64-bit hashes overflows), and
+   * {@code count(c), max(length(c))} for strings and binary.
    */
   record ColumnType(String name, String sqlType, String values, String aggregate) {
     String query(String source) {
