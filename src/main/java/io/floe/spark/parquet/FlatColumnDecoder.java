@@ -6,11 +6,11 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ValuesType;
 import org.apache.parquet.column.page.DataPage;
@@ -31,8 +31,9 @@ import org.apache.spark.sql.vectorized.ColumnVector;
  *
  * <p>Values are read straight from each decompressed page's byte array: fixed-width values
  * without NULLs are copied into the vector in bulk, dictionary ids are unpacked eight at a time,
- * and nothing is allocated per value. A page that does not hold the values its header promises fails the read
- * with the column and file named, rather than return wrong rows.
+ * and nothing is allocated per value. Dictionary pages are read the same way, numeric entries in
+ * bulk. A page that does not hold the values its header promises fails the read with the column
+ * and file named, rather than return wrong rows.
  */
 final class FlatColumnDecoder {
   /** How the column's values are stored in Parquet and in the vector. */
@@ -141,52 +142,124 @@ final class FlatColumnDecoder {
   private void readDictionary(DictionaryPage dictionaryPage) throws IOException {
     hasDictionary = dictionaryPage != null;
     dictionarySize = 0;
-    if (kind.bytes()) {
-      byte[][] entries = hasDictionary ? binaryEntries(dictionaryPage) : null;
-      dictionarySize = entries == null ? 0 : entries.length;
-      byteValues.setDictionary(entries);
-    } else if (hasDictionary) {
-      Dictionary dictionary =
-          dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
-      int size = dictionary.getMaxId() + 1;
-      dictionarySize = size;
-      switch (kind) {
-        case INT -> {
-          intDictionary = new int[size];
-          for (int i = 0; i < size; i++) {
-            intDictionary[i] = dictionary.decodeToInt(i);
-          }
-        }
-        case LONG -> {
-          longDictionary = new long[size];
-          for (int i = 0; i < size; i++) {
-            longDictionary[i] = dictionary.decodeToLong(i);
-          }
-        }
-        case FLOAT -> {
-          floatDictionary = new float[size];
-          for (int i = 0; i < size; i++) {
-            floatDictionary[i] = dictionary.decodeToFloat(i);
-          }
-        }
-        case DOUBLE -> {
-          doubleDictionary = new double[size];
-          for (int i = 0; i < size; i++) {
-            doubleDictionary[i] = dictionary.decodeToDouble(i);
-          }
-        }
-        default -> throw failure("a dictionary page for a " + kind + " column");
+    if (!hasDictionary) {
+      if (kind.bytes()) {
+        byteValues.setDictionary(null);
       }
+      return;
     }
+    Encoding encoding = dictionaryPage.getEncoding();
+    if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY) {
+      throw failure("a dictionary page in the unsupported encoding " + encoding);
+    }
+    int size = dictionaryPage.getDictionarySize();
+    if (size < 0) {
+      throw failure("a dictionary page of " + size + " entries");
+    }
+    ByteBuffer buffer = dictionaryPage.getBytes().toByteBuffer();
+    if (!buffer.hasArray()) {
+      buffer = ByteBuffer.wrap(dictionaryPage.getBytes().toByteArray());
+    }
+    byte[] bytes = buffer.array();
+    int start = buffer.arrayOffset() + buffer.position();
+    int length = buffer.remaining();
+    // the entries are plain values of the column's own physical type (the kind matches it), read
+    // here in bulk: Parquet's own dictionaries read them one at a time into arrays of their own,
+    // which were then copied again, for every row group
+    switch (kind) {
+      case INT -> {
+        intDictionary = atLeast(intDictionary, size);
+        plainEntries(bytes, start, length, size, Integer.BYTES)
+            .asIntBuffer()
+            .get(intDictionary, 0, size);
+      }
+      case LONG -> {
+        longDictionary = atLeast(longDictionary, size);
+        plainEntries(bytes, start, length, size, Long.BYTES)
+            .asLongBuffer()
+            .get(longDictionary, 0, size);
+      }
+      case FLOAT -> {
+        floatDictionary = atLeast(floatDictionary, size);
+        plainEntries(bytes, start, length, size, Float.BYTES)
+            .asFloatBuffer()
+            .get(floatDictionary, 0, size);
+      }
+      case DOUBLE -> {
+        doubleDictionary = atLeast(doubleDictionary, size);
+        plainEntries(bytes, start, length, size, Double.BYTES)
+            .asDoubleBuffer()
+            .get(doubleDictionary, 0, size);
+      }
+      case BYTES -> byteValues.setDictionary(lengthPrefixedEntries(bytes, start, length, size));
+      case FIXED -> byteValues.setDictionary(fixedEntries(bytes, start, length, size));
+      default -> throw failure("a dictionary page for a " + kind + " column");
+    }
+    dictionarySize = size;
   }
 
-  private byte[][] binaryEntries(DictionaryPage dictionaryPage) throws IOException {
-    Dictionary dictionary = dictionaryPage.getEncoding().initDictionary(descriptor, dictionaryPage);
-    byte[][] entries = new byte[dictionary.getMaxId() + 1][];
-    for (int i = 0; i < entries.length; i++) {
-      entries[i] = dictionary.decodeToBinary(i).getBytes();
+  /** The first {@code size} values of {@code width} bytes each, little-endian, as a buffer. */
+  private ByteBuffer plainEntries(byte[] bytes, int start, int length, int size, int width) {
+    if ((long) size * width > length) {
+      throw failure(
+          "a dictionary page of " + length + " bytes for " + size + " entries of " + width
+              + " bytes");
+    }
+    return ByteBuffer.wrap(bytes, start, size * width).slice().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Entries each preceded by its length as a 4-byte little-endian int (PLAIN binary). */
+  private byte[][] lengthPrefixedEntries(byte[] bytes, int start, int length, int size) {
+    byte[][] entries = new byte[size][];
+    int at = start;
+    int end = start + length;
+    for (int i = 0; i < size; i++) {
+      if (end - at < Integer.BYTES) {
+        throw failure("a dictionary page that ends before its entry " + i + " of " + size);
+      }
+      int entryLength = (int) INTS.get(bytes, at);
+      at += Integer.BYTES;
+      if (entryLength < 0 || entryLength > end - at) {
+        throw failure(
+            "a dictionary entry of " + entryLength + " bytes where " + (end - at) + " remain");
+      }
+      entries[i] = Arrays.copyOfRange(bytes, at, at + entryLength);
+      at += entryLength;
     }
     return entries;
+  }
+
+  /** Entries of the column's fixed length, one after another (PLAIN fixed-length binary). */
+  private byte[][] fixedEntries(byte[] bytes, int start, int length, int size) {
+    if ((long) size * fixedLength > length) {
+      throw failure(
+          "a dictionary page of " + length + " bytes for " + size + " entries of " + fixedLength
+              + " bytes");
+    }
+    byte[][] entries = new byte[size][];
+    for (int i = 0; i < size; i++) {
+      int at = start + i * fixedLength;
+      entries[i] = Arrays.copyOfRange(bytes, at, at + fixedLength);
+    }
+    return entries;
+  }
+
+  // a dictionary array outlives its row group: ids are checked against the current size, so a
+  // larger array from an earlier row group is reused rather than allocated (often over a megabyte)
+  private static int[] atLeast(int[] array, int size) {
+    return array != null && array.length >= size ? array : new int[size];
+  }
+
+  private static long[] atLeast(long[] array, int size) {
+    return array != null && array.length >= size ? array : new long[size];
+  }
+
+  private static float[] atLeast(float[] array, int size) {
+    return array != null && array.length >= size ? array : new float[size];
+  }
+
+  private static double[] atLeast(double[] array, int size) {
+    return array != null && array.length >= size ? array : new double[size];
   }
 
   /** Decodes the column's next {@code rows} values into its vector, from row 0. */
