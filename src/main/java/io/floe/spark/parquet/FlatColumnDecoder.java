@@ -166,34 +166,29 @@ final class FlatColumnDecoder {
     // the entries are plain values of the column's own physical type (the kind matches it), read
     // here in bulk: Parquet's own dictionaries read them one at a time into arrays of their own,
     // which were then copied again, for every row group
+    if (kind.bytes()) {
+      byteValues.setDictionary(
+          kind == Kind.BYTES
+              ? lengthPrefixedEntries(bytes, start, length, size)
+              : fixedEntries(bytes, start, length, size));
+      dictionarySize = size;
+      return;
+    }
+    int width =
+        switch (kind) {
+          case INT, FLOAT -> Integer.BYTES;
+          case LONG, DOUBLE -> Long.BYTES;
+          default -> throw failure("a dictionary page for a " + kind + " column");
+        };
+    ByteBuffer entries = plainEntries(bytes, start, length, size, width);
     switch (kind) {
-      case INT -> {
-        intDictionary = atLeast(intDictionary, size);
-        plainEntries(bytes, start, length, size, Integer.BYTES)
-            .asIntBuffer()
-            .get(intDictionary, 0, size);
-      }
-      case LONG -> {
-        longDictionary = atLeast(longDictionary, size);
-        plainEntries(bytes, start, length, size, Long.BYTES)
-            .asLongBuffer()
-            .get(longDictionary, 0, size);
-      }
-      case FLOAT -> {
-        floatDictionary = atLeast(floatDictionary, size);
-        plainEntries(bytes, start, length, size, Float.BYTES)
-            .asFloatBuffer()
-            .get(floatDictionary, 0, size);
-      }
-      case DOUBLE -> {
-        doubleDictionary = atLeast(doubleDictionary, size);
-        plainEntries(bytes, start, length, size, Double.BYTES)
-            .asDoubleBuffer()
-            .get(doubleDictionary, 0, size);
-      }
-      case BYTES -> byteValues.setDictionary(lengthPrefixedEntries(bytes, start, length, size));
-      case FIXED -> byteValues.setDictionary(fixedEntries(bytes, start, length, size));
-      default -> throw failure("a dictionary page for a " + kind + " column");
+      case INT -> entries.asIntBuffer().get(intDictionary = atLeast(intDictionary, size), 0, size);
+      case LONG ->
+          entries.asLongBuffer().get(longDictionary = atLeast(longDictionary, size), 0, size);
+      case FLOAT ->
+          entries.asFloatBuffer().get(floatDictionary = atLeast(floatDictionary, size), 0, size);
+      default ->
+          entries.asDoubleBuffer().get(doubleDictionary = atLeast(doubleDictionary, size), 0, size);
     }
     dictionarySize = size;
   }
