@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.spark.SparkTestBase;
 import io.floe.spark.types.SparkSchemas;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -248,7 +250,8 @@ class FlatParquetReadTest extends SparkTestBase {
       Record record = GenericRecord.create(table.schema());
       record.setField("id", id);
       record.setField("k", id % 9 == 0 ? null : (int) (id % 11));
-      // unique values overflow the small dictionary into plain pages; few values stay in it
+      // version-1 pages store fixed-length values plain, unique or not (see the next test for
+      // their dictionaries)
       long unique = id * 7919 % 1000003;
       record.setField(
           "fx",
@@ -269,6 +272,42 @@ class FlatParquetReadTest extends SparkTestBase {
     assertThat(flatlyDecodedRows(location, fixed)).isEqualTo(6000);
     assertThat(flatlyDecodedRows(location, table.schema())).isNull();
     assertReadAsWritten("floe.flat.fixed", table.schema(), records, fixed);
+  }
+
+  @Test
+  void version2DictionariesOfFixedLengthValuesReadAsWritten() throws IOException {
+    // version-1 files store fixed-length values plain; version 2 gives them dictionaries, whose
+    // entries lie one after another without lengths
+    sql("CREATE TABLE floe.flat.fixed_v2 (id BIGINT NOT NULL, dc DECIMAL(20,0)) USING iceberg");
+    Table table = icebergTable(spark, "flat.fixed_v2");
+    table.updateSchema().addColumn("fx", Types.FixedType.ofLength(3)).commit();
+    List<Record> records = new ArrayList<>();
+    for (long id = 0; id < 5000; id++) {
+      Record record = GenericRecord.create(table.schema());
+      record.setField("id", id * 7919 % 1000003);
+      record.setField(
+          "dc",
+          id % 6 == 0
+              ? null
+              : new BigDecimal(
+                  BigInteger.valueOf(id % 23 - 11)
+                      .multiply(BigInteger.TEN.pow(18))
+                      .add(BigInteger.valueOf(id % 5))));
+      record.setField(
+          "fx", id % 4 == 0 ? null : new byte[] {(byte) (id % 7), (byte) -(id % 3), (byte) 0x80});
+      records.add(record);
+    }
+    String location =
+        appendWrittenFile(
+            table,
+            records,
+            ParquetProperties.WriterVersion.PARQUET_2_0,
+            Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, "256"));
+
+    // the unique ids are delta-encoded, which only Spark's reader decodes
+    Schema flat = table.schema().select("dc", "fx");
+    assertThat(flatlyDecodedRows(location, flat)).isEqualTo(5000);
+    assertReadAsWritten("floe.flat.fixed_v2", table.schema(), records, flat);
   }
 
   /**
