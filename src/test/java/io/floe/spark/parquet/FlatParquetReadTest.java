@@ -217,12 +217,7 @@ class FlatParquetReadTest extends SparkTestBase {
       record.setField("nb", id * 7919 % 5 < 2);
       records.add(record);
     }
-    String location =
-        appendWrittenFile(
-            table,
-            records,
-            ParquetProperties.WriterVersion.PARQUET_2_0,
-            Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, "512"));
+    String location = appendVersion2File(table, records, 512);
 
     // the unique ids are delta-encoded, which only Spark's reader decodes; the rest dictionaries
     Schema flat = table.schema().select("b", "k", "s", "l", "nb");
@@ -297,17 +292,22 @@ class FlatParquetReadTest extends SparkTestBase {
           "fx", id % 4 == 0 ? null : new byte[] {(byte) (id % 7), (byte) -(id % 3), (byte) 0x80});
       records.add(record);
     }
-    String location =
-        appendWrittenFile(
-            table,
-            records,
-            ParquetProperties.WriterVersion.PARQUET_2_0,
-            Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, "256"));
+    String location = appendVersion2File(table, records, 256);
 
     // the unique ids are delta-encoded, which only Spark's reader decodes
     Schema flat = table.schema().select("dc", "fx");
     assertThat(flatlyDecodedRows(location, flat)).isEqualTo(5000);
     assertReadAsWritten("floe.flat.fixed_v2", table.schema(), records, flat);
+  }
+
+  /** {@link #appendWrittenFile} with version-2 data pages of at most {@code pageBytes}. */
+  private static String appendVersion2File(Table table, List<Record> records, int pageBytes)
+      throws IOException {
+    return appendWrittenFile(
+        table,
+        records,
+        ParquetProperties.WriterVersion.PARQUET_2_0,
+        Map.of(TableProperties.PARQUET_PAGE_SIZE_BYTES, String.valueOf(pageBytes)));
   }
 
   /**
