@@ -156,10 +156,7 @@ final class FlatColumnDecoder {
     if (size < 0) {
       throw failure("a dictionary page of " + size + " entries");
     }
-    ByteBuffer buffer = dictionaryPage.getBytes().toByteBuffer();
-    if (!buffer.hasArray()) {
-      buffer = ByteBuffer.wrap(dictionaryPage.getBytes().toByteArray());
-    }
+    ByteBuffer buffer = onHeap(dictionaryPage.getBytes());
     byte[] bytes = buffer.array();
     int start = buffer.arrayOffset() + buffer.position();
     int length = buffer.remaining();
@@ -207,16 +204,16 @@ final class FlatColumnDecoder {
   private byte[][] lengthPrefixedEntries(byte[] bytes, int start, int length, int size) {
     byte[][] entries = new byte[size][];
     int at = start;
-    int end = start + length;
+    int limit = start + length;
     for (int i = 0; i < size; i++) {
-      if (end - at < Integer.BYTES) {
+      if (limit - at < Integer.BYTES) {
         throw failure("a dictionary page that ends before its entry " + i + " of " + size);
       }
       int entryLength = (int) INTS.get(bytes, at);
       at += Integer.BYTES;
-      if (entryLength < 0 || entryLength > end - at) {
+      if (entryLength < 0 || entryLength > limit - at) {
         throw failure(
-            "a dictionary entry of " + entryLength + " bytes where " + (end - at) + " remain");
+            "a dictionary entry of " + entryLength + " bytes where " + (limit - at) + " remain");
       }
       entries[i] = Arrays.copyOfRange(bytes, at, at + entryLength);
       at += entryLength;
@@ -398,20 +395,20 @@ final class FlatColumnDecoder {
    */
   private void setPage(BytesInput bytes) throws IOException {
     pageBytes = bytes;
-    ByteBuffer buffer = bytes.toByteBuffer();
-    if (buffer.hasArray()) {
-      page = buffer.array();
-      position = buffer.arrayOffset() + buffer.position();
-      end = position + buffer.remaining();
-    } else {
-      page = bytes.toByteArray();
-      position = 0;
-      end = page.length;
-    }
+    ByteBuffer buffer = onHeap(bytes);
+    page = buffer.array();
+    position = buffer.arrayOffset() + buffer.position();
+    end = position + buffer.remaining();
     if (kind.bytes()) {
       byteValues.usePage(page);
     }
   }
+  /** A page's bytes in a heap array: the one they are already in, else a copy. */
+  private static ByteBuffer onHeap(BytesInput bytes) throws IOException {
+    ByteBuffer buffer = bytes.toByteBuffer();
+    return buffer.hasArray() ? buffer : ByteBuffer.wrap(bytes.toByteArray());
+  }
+
 
   private static int bitWidth(int maxLevel) {
     return 32 - Integer.numberOfLeadingZeros(maxLevel);
