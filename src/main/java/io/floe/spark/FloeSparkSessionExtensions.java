@@ -1,6 +1,7 @@
 package io.floe.spark;
 
 import io.floe.spark.extensions.FloeExtensionsParser;
+import io.floe.spark.extensions.InsertInPlace;
 import io.floe.spark.extensions.MergeTargetPruning;
 import io.floe.spark.extensions.UpdateInPlace;
 import io.floe.spark.extensions.ViewResolution;
@@ -32,7 +33,9 @@ import scala.runtime.BoxedUnit;
  *
  * <p>A planner strategy ({@link MergeTargetPruning}) lets an updating merge-on-read MERGE skip target
  * files at run time, as Spark already lets a deleting one. Another ({@link UpdateInPlace}) lets a
- * copy-on-write UPDATE that keeps every row in its partition skip the shuffle under its write.
+ * copy-on-write UPDATE that keeps every row in its partition skip the shuffle under its write, and
+ * a third ({@link InsertInPlace}) does the same for an INSERT whose rows come from files partitioned
+ * as the table it writes.
  *
  * <p>Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
  * and applies it once per session.
@@ -44,6 +47,7 @@ public final class FloeSparkSessionExtensions implements Function1<SparkSessionE
     extensions.injectResolutionRule(ViewResolution::new);
     extensions.injectPlannerStrategy(session -> new MergeTargetPruning());
     extensions.injectPlannerStrategy(session -> new UpdateInPlace());
+    extensions.injectPlannerStrategy(session -> new InsertInPlace());
     return BoxedUnit.UNIT;
   }
 }

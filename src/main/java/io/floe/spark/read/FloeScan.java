@@ -6,9 +6,11 @@ import io.floe.spark.read.exec.ReadSettings;
 import io.floe.spark.read.exec.ReaderMetrics;
 import io.floe.spark.read.plan.DistinctCounts;
 import io.floe.spark.read.plan.DriverMetrics;
+import io.floe.spark.read.plan.PartitionGroups;
 import io.floe.spark.read.plan.RuntimeFilters;
 import io.floe.spark.read.plan.ScanLayout;
 import io.floe.spark.read.plan.ScanPlanner;
+import io.floe.spark.read.plan.TaskGroup;
 import io.floe.spark.read.plan.ScanStatistics;
 import io.floe.spark.types.SparkSchemas;
 import io.floe.spark.util.PlanValues;
@@ -24,6 +26,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -266,6 +270,63 @@ public final class FloeScan
   public DriverMetrics metrics() {
     plan();
     return metrics;
+  }
+
+  /**
+   * The partition spec of every task of the plan; empty when there are no tasks, tasks of several
+   * specs, or tasks other than data file tasks.
+   */
+  public Optional<PartitionSpec> taskSpec() {
+    PartitionSpec spec = null;
+    for (FloeInputPartition partition : partitions()) {
+      for (ScanTask task : partition.tasks()) {
+        if (!task.isFileScanTask()) {
+          return Optional.empty();
+        }
+        PartitionSpec taskSpec = task.asFileScanTask().spec();
+        if (spec != null && spec.specId() != taskSpec.specId()) {
+          return Optional.empty();
+        }
+        spec = taskSpec;
+      }
+    }
+    return Optional.ofNullable(spec);
+  }
+
+  /**
+   * This scan with each partition of its tasks' spec read by one task group, for a write whose rows
+   * keep the partition they were read from and so need no shuffle to reach one file per partition:
+   * the scan itself when its groups already keep partitions apart, else a scan of the same tasks
+   * packed again by partition ({@link PartitionGroups#keptApart}), which promises Spark no
+   * partitioning or order. Empty when that cannot be: tasks of several specs, a partition heavier
+   * than a group, a runtime filter already applied, or a stream's scan.
+   */
+  public Optional<FloeScan> withPartitionsApart() {
+    Optional<PartitionSpec> spec = taskSpec();
+    if (spec.isEmpty() || streamed || filtered != partitions) {
+      return Optional.empty();
+    }
+    List<List<FileScanTask>> groups = new ArrayList<>(partitions.size());
+    for (FloeInputPartition partition : partitions) {
+      groups.add(partition.tasks().stream().map(ScanTask::asFileScanTask).toList());
+    }
+    Optional<List<List<FileScanTask>>> apart =
+        PartitionGroups.keptApart(
+            groups, spec.get().specId(), layout.splitSize(), options.planOptions().openFileCost());
+    if (apart.isEmpty() || apart.get() == groups) {
+      return apart.map(same -> this);
+    }
+    List<TaskGroup> regrouped = apart.get().stream().map(TaskGroup::of).toList();
+    FloeScan scan =
+        new FloeScan(
+            tableName, metadataLocation, snapshotId, io, tableSchema, readSchema, filter,
+            FloeInputPartition.of(regrouped), options, ScanLayout.unordered(layout.splitSize()),
+            new DriverMetrics(
+                metrics.planningMillis(), regrouped.size(), metrics.skippedDataFiles()));
+    scan.runtimeFilterColumns = runtimeFilterColumns;
+    scan.distinctCounts = distinctCounts;
+    scan.columnStatsReported = columnStatsReported;
+    return Optional.of(scan);
   }
 
   /** The task groups the scan reads now: the planned ones less what a runtime filter ruled out. */

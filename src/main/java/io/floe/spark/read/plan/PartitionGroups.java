@@ -1,15 +1,18 @@
 package io.floe.spark.read.plan;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.util.StructLikeWrapper;
 
 /**
  * Which partition of which spec a file task reads: the key by which a copy-on-write scan packs a
- * partition's tasks into one group ({@link TaskGrouping#balanceByPartition}), and the check that a
- * plan's groups kept every partition in one group.
+ * partition's tasks into one group ({@link TaskGrouping#balanceByPartition}), the check that a
+ * plan's groups kept every partition in one group, and the regrouping of a planned scan's tasks
+ * so that they do.
  */
 public final class PartitionGroups {
   private PartitionGroups() {}
@@ -39,5 +42,22 @@ public final class PartitionGroups {
       }
     }
     return true;
+  }
+
+  /**
+   * Groups that keep every partition of the spec {@code specId} in one group: {@code groups}
+   * themselves when they do, else their tasks packed again by partition to the same split size,
+   * or empty when every task is not of that spec or a partition weighs more than a group may.
+   */
+  public static Optional<List<List<FileScanTask>>> keptApart(
+      List<List<FileScanTask>> groups, int specId, long splitSize, long openFileCost) {
+    if (apart(groups, specId)) {
+      return Optional.of(groups);
+    }
+    List<FileScanTask> tasks = new ArrayList<>();
+    groups.forEach(tasks::addAll);
+    List<List<FileScanTask>> regrouped =
+        TaskGrouping.balanceByPartition(tasks, splitSize, openFileCost, TaskGrouping.TASK_ORDER);
+    return apart(regrouped, specId) ? Optional.of(regrouped) : Optional.empty();
   }
 }
