@@ -20,6 +20,7 @@ import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.SparkStrategy;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
+import org.apache.spark.sql.internal.SQLConf;
 import scala.Option;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
@@ -37,11 +38,13 @@ import scala.jdk.javaapi.OptionConverters;
  * no more), a row's written partition is the partition of the file it was read from. Then a scan
  * that reads each partition in one task group ({@link FloeScan#withPartitionsApart}, which packs
  * the groups again by partition when they were packed by size alone) already holds every written
- * partition in one task: the shuffle would only move rows that are together. Copying a table into
+ * partition in one task: the shuffle would only move rows that are together. A partition whose
+ * files weigh more than the shuffle's advisory partition size, which the shuffle would split among
+ * tasks, keeps it. Copying a table into
  * another of the same spec, or moving a filtered part of it, is such a write.
  *
- * <p>Anything else keeps the shuffle: a computed or cast partition column, a join, an aggregate or
- * a union under the write, a scan of several specs, a partition heavier than a task group, or a
+ * <p>Anything else keeps the shuffle too: a computed or cast partition column, a join, an aggregate
+ * or a union under the write, a scan of several specs, or a
  * write whose distribution is not Floe's clustering by partition (a {@code REBALANCE} hint alone,
  * range or none mode). Leaving the shuffle out changes only which task writes a row, never the rows
  * written; a local sort the write asks for stays.
@@ -98,7 +101,13 @@ public final class InsertInPlace extends SparkStrategy {
         || !samePartitioning(spec, readColumns, scan)) {
       return Optional.empty();
     }
-    Optional<FloeScan> apart = scan.withPartitionsApart();
+    // a partition that the shuffle would split among tasks keeps the shuffle
+    Option<Object> size = query.get().rebalance().optAdvisoryPartitionSize();
+    long advisory =
+        size.isDefined()
+            ? (Long) size.get()
+            : (Long) SQLConf.get().getConf(SQLConf.ADVISORY_PARTITION_SIZE_IN_BYTES());
+    Optional<FloeScan> apart = scan.withPartitionsApart(advisory);
     if (apart.isEmpty()) {
       return Optional.empty();
     }

@@ -299,9 +299,9 @@ public final class FloeScan
    * the scan itself when its groups already keep partitions apart, else a scan of the same tasks
    * packed again by partition ({@link PartitionGroups#keptApart}), which promises Spark no
    * partitioning or order. Empty when that cannot be: tasks of several specs, a partition heavier
-   * than a group, a runtime filter already applied, or a stream's scan.
+   * than {@code maxPartitionBytes} to read, a runtime filter already applied, or a stream's scan.
    */
-  public Optional<FloeScan> withPartitionsApart() {
+  public Optional<FloeScan> withPartitionsApart(long maxPartitionBytes) {
     Optional<PartitionSpec> spec = taskSpec();
     if (spec.isEmpty() || streamed || filtered != partitions) {
       return Optional.empty();
@@ -312,7 +312,8 @@ public final class FloeScan
     }
     Optional<List<List<FileScanTask>>> apart =
         PartitionGroups.keptApart(
-            groups, spec.get().specId(), layout.splitSize(), options.planOptions().openFileCost());
+            groups, spec.get().specId(), layout.splitSize(), options.planOptions().openFileCost(),
+            maxPartitionBytes);
     if (apart.isEmpty() || apart.get() == groups) {
       return apart.map(same -> this);
     }

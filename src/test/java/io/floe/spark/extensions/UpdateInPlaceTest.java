@@ -3,7 +3,6 @@ package io.floe.spark.extensions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.spark.FloeCatalog;
-import io.floe.spark.read.ScanPlans;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +12,6 @@ import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.QueryExecution;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.exchange.REBALANCE_PARTITIONS_BY_COL$;
-import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
-import org.apache.spark.sql.util.QueryExecutionListener;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +30,7 @@ class UpdateInPlaceTest {
   private static final String TABLE = "floe.uip.t";
   private static Path warehouse;
   private static SparkSession spark;
-  private final RebalanceCapture capture = new RebalanceCapture();
+  private RebalanceCapture capture;
 
   @BeforeAll
   static void start() throws IOException {
@@ -59,6 +53,7 @@ class UpdateInPlaceTest {
 
   @BeforeEach
   void register() {
+    capture = new RebalanceCapture(spark, "ReplaceData");
     spark.listenerManager().register(capture);
   }
 
@@ -189,31 +184,5 @@ class UpdateInPlaceTest {
     // the three files were read by at most two tasks (the session's two slots), one file each
     assertThat(rows("SELECT count(*) FROM " + TABLE + ".data_files").get(0).getLong(0))
         .isBetween(1L, 2L);
-  }
-
-  /** Counts the rebalancing shuffles of the last UPDATE's physical plan. */
-  private static final class RebalanceCapture implements QueryExecutionListener {
-    private volatile SparkPlan update;
-
-    @Override
-    public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
-      if (qe.executedPlan().toString().contains("ReplaceData")) {
-        update = qe.executedPlan();
-      }
-    }
-
-    @Override
-    public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
-
-    long rebalances() throws TimeoutException {
-      spark.sparkContext().listenerBus().waitUntilEmpty();
-      assertThat(update).as("the plan of a copy-on-write statement").isNotNull();
-      return ScanPlans.nodes(update, false).stream()
-          .filter(
-              node ->
-                  node instanceof ShuffleExchangeExec exchange
-                      && exchange.shuffleOrigin() == REBALANCE_PARTITIONS_BY_COL$.MODULE$)
-          .count();
-    }
   }
 }

@@ -46,18 +46,37 @@ public final class PartitionGroups {
 
   /**
    * Groups that keep every partition of the spec {@code specId} in one group: {@code groups}
-   * themselves when they do, else their tasks packed again by partition to the same split size,
-   * or empty when every task is not of that spec or a partition weighs more than a group may.
+   * themselves when they do, else their tasks packed again by partition, to the same split size or,
+   * when a partition weighs more (its bytes with each file charged {@code openFileCost}), to that
+   * partition's weight. Empty when a task is not of that spec or a partition's tasks read more than
+   * {@code maxPartitionBytes}, whether or not one group holds them.
    */
   public static Optional<List<List<FileScanTask>>> keptApart(
-      List<List<FileScanTask>> groups, int specId, long splitSize, long openFileCost) {
+      List<List<FileScanTask>> groups,
+      int specId,
+      long splitSize,
+      long openFileCost,
+      long maxPartitionBytes) {
+    List<FileScanTask> tasks = new ArrayList<>();
+    Map<Object, Long> bytes = new HashMap<>();
+    Map<Object, Long> weights = new HashMap<>();
+    for (List<FileScanTask> group : groups) {
+      for (FileScanTask task : group) {
+        tasks.add(task);
+        bytes.merge(key(task), task.length(), Long::sum);
+        weights.merge(key(task), TaskGrouping.weight(task, openFileCost), Long::sum);
+      }
+    }
+    if (bytes.values().stream().anyMatch(size -> size > maxPartitionBytes)) {
+      return Optional.empty();
+    }
+    long heaviest = weights.values().stream().mapToLong(Long::longValue).max().orElse(0);
     if (apart(groups, specId)) {
       return Optional.of(groups);
     }
-    List<FileScanTask> tasks = new ArrayList<>();
-    groups.forEach(tasks::addAll);
     List<List<FileScanTask>> regrouped =
-        TaskGrouping.balanceByPartition(tasks, splitSize, openFileCost, TaskGrouping.TASK_ORDER);
+        TaskGrouping.balanceByPartition(
+            tasks, Math.max(splitSize, heaviest), openFileCost, TaskGrouping.TASK_ORDER);
     return apart(regrouped, specId) ? Optional.of(regrouped) : Optional.empty();
   }
 }
