@@ -45,14 +45,23 @@ final class BytesBatchVector extends ColumnVector {
   private int numNulls;
   private byte[][] dictionary;
   private UTF8String[] strings;
+  private final boolean countsCharacters;
+  // cleared by the decoder when a plain string of the batch is not ASCII
+  private boolean plainAscii;
 
-  BytesBatchVector(int capacity, DataType type) {
+  /**
+   * @param countsCharacters whether the decoder checks every plain value of a batch for bytes that
+   *     are not ASCII ({@link #plainNotAscii}), so that strings over them can be given their
+   *     character count ({@link AsciiStrings})
+   */
+  BytesBatchVector(int capacity, DataType type, boolean countsCharacters) {
     super(type);
     this.nulls = new boolean[capacity];
     this.ids = new int[capacity];
     this.offsets = new int[capacity];
     this.lengths = new int[capacity];
     this.pageOf = new int[capacity];
+    this.countsCharacters = countsCharacters;
   }
 
   /** Starts a new batch. */
@@ -63,6 +72,7 @@ final class BytesBatchVector extends ColumnVector {
     }
     Arrays.fill(pages, 0, pageCount, null);
     pageCount = 0;
+    plainAscii = true;
   }
 
   /**
@@ -94,6 +104,14 @@ final class BytesBatchVector extends ColumnVector {
     ids[rowId] = id;
   }
 
+  /**
+   * Says that a plain value of the batch holds a byte that is not ASCII. Until then, a string built
+   * over a plain value of a vector that counts characters is given its character count.
+   */
+  void plainNotAscii() {
+    plainAscii = false;
+  }
+
   /** A plain value: {@code length} bytes from {@code offset} of the page last {@link #usePage used}. */
   void putBytes(int rowId, int offset, int length) {
     ids[rowId] = -1;
@@ -109,7 +127,8 @@ final class BytesBatchVector extends ColumnVector {
     }
     int id = ids[rowId];
     if (id < 0) {
-      return UTF8String.fromBytes(pages[pageOf[rowId]], offsets[rowId], lengths[rowId]);
+      UTF8String plain = UTF8String.fromBytes(pages[pageOf[rowId]], offsets[rowId], lengths[rowId]);
+      return plainAscii && countsCharacters ? AsciiStrings.counted(plain) : plain;
     }
     UTF8String value = strings[id];
     if (value == null) {

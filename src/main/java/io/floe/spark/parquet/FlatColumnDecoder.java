@@ -22,6 +22,7 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
 /**
@@ -66,6 +67,8 @@ final class FlatColumnDecoder {
   private final int maxDefinition;
   private final WritableColumnVector vector;
   private final BytesBatchVector byteValues;
+  // a string column whose ASCII values Spark is told the character count of (AsciiStrings)
+  private final boolean countsCharacters;
   private final int fixedLength;
   // pages finished during the current batch, whose bytes its plain values may refer to
   private final List<BytesInput> heldPages = new ArrayList<>();
@@ -106,11 +109,15 @@ final class FlatColumnDecoder {
     this.maxDefinition = descriptor.getMaxDefinitionLevel();
     this.fixedLength = descriptor.getPrimitiveType().getTypeLength();
     if (kind.bytes()) {
-      this.byteValues = new BytesBatchVector(capacity, type);
+      // only plain values of variable length are checked for bytes that are not ASCII
+      this.countsCharacters =
+          kind == Kind.BYTES && type instanceof StringType && AsciiStrings.available();
+      this.byteValues = new BytesBatchVector(capacity, type, countsCharacters);
       this.vector = null;
     } else {
       this.byteValues = null;
       this.vector = new OnHeapColumnVector(capacity, type);
+      this.countsCharacters = false;
     }
     this.levels = new int[capacity];
     this.ids = new int[capacity];
@@ -586,6 +593,7 @@ final class FlatColumnDecoder {
   }
 
   private void plainBytes(int row, int n) {
+    long highBits = 0;
     for (int i = row; i < row + n; i++) {
       if (maxDefinition > 0 && levels[i] != maxDefinition) {
         byteValues.putNull(i);
@@ -597,7 +605,13 @@ final class FlatColumnDecoder {
         throw failure("a value longer than its page");
       }
       byteValues.putBytes(i, position, length);
+      if (countsCharacters) {
+        highBits |= AsciiStrings.highBits(page, position, length);
+      }
       position += length;
+    }
+    if ((highBits & AsciiStrings.HIGH_BITS) != 0) {
+      byteValues.plainNotAscii();
     }
   }
 

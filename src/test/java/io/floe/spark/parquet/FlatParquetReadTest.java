@@ -200,6 +200,42 @@ class FlatParquetReadTest extends SparkTestBase {
   }
 
   @Test
+  void characterCountsOfPlainStringsAreSparksWhetherOrNotTheyAreAscii() throws IOException {
+    // values mostly unique, so the pages are plain after the first; ASCII and non-ASCII values in
+    // runs of 500 rows (batches of 7 rows are mostly one or the other, batches of 1,000 hold both),
+    // and ASCII values of up to 237 bytes
+    String values =
+        "SELECT id, CASE WHEN id % 97 = 0 THEN NULL WHEN id % 1000 < 500"
+            + " THEN concat('a', CAST(id AS STRING), repeat('x', CAST(id % 230 AS INT)))"
+            // values shorter than a word: their bytes are checked one by one
+            + " WHEN id % 1000 < 530 THEN concat('ü', CAST(id % 10 AS STRING))"
+            + " ELSE concat('é', CAST(id AS STRING), '😀', repeat('y', CAST(id % 7 AS INT))) END AS u"
+            + " FROM range(0, 6000)";
+    sql(
+        "CREATE TABLE floe.flat.chars (id BIGINT NOT NULL, u STRING) USING iceberg TBLPROPERTIES ("
+            + " 'write.parquet.page-size-bytes'='4096', 'write.parquet.dict-size-bytes'='4096')");
+    spark.sql("INSERT INTO floe.flat.chars " + values).collectAsList();
+    Table iceberg = icebergTable(spark, "flat.chars");
+    for (DataFile file : dataFiles(iceberg)) {
+      assertThat(flatlyDecodedRows(file.location(), iceberg.schema()))
+          .as("rows of %s decoded by Floe's own decoder", file.location())
+          .isEqualTo(file.recordCount());
+    }
+    spark.sql(values).createOrReplaceTempView("chars_expected");
+
+    String counts =
+        "id, length(u), char_length(u), substring(u, -3), lpad(u, 12, '*'), rpad(u, 250, '-')";
+    List<Row> expected = sql("SELECT " + counts + " FROM chars_expected ORDER BY id");
+    for (String batchSize : List.of("1000", "7")) {
+      spark.read().option("batch-size", batchSize).table("floe.flat.chars")
+          .createOrReplaceTempView("chars_read");
+      assertThat(sql("SELECT " + counts + " FROM chars_read ORDER BY id"))
+          .as("batches of %s", batchSize)
+          .containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
   void version2DataPagesOfDictionaryEncodedColumnsReadAsWritten() throws IOException {
     sql(
         "CREATE TABLE floe.flat.v2 (id BIGINT NOT NULL, b BOOLEAN, k INT, s STRING, l BIGINT,"
