@@ -34,8 +34,8 @@ import scala.runtime.BoxedUnit;
  * <p>A planner strategy ({@link MergeTargetPruning}) lets an updating merge-on-read MERGE skip target
  * files at run time, as Spark already lets a deleting one. Another ({@link UpdateInPlace}) lets a
  * copy-on-write UPDATE that keeps every row in its partition skip the shuffle under its write, and
- * a third ({@link InsertInPlace}) does the same for an INSERT whose rows come from files partitioned
- * as the table it writes.
+ * a third ({@link InsertInPlace}) does the same for an INSERT whose rows come from files
+ * partitioned as the table it writes.
  *
  * <p>Every other statement goes to Spark's parser unchanged. Spark instantiates this class by name
  * and applies it once per session.

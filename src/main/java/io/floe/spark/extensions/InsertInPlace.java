@@ -129,7 +129,8 @@ public final class InsertInPlace extends SparkStrategy {
    *
    * @param readColumns for each field of {@code spec}, the scan's column its source column is
    */
-  private static boolean samePartitioning(PartitionSpec spec, List<String> readColumns, FloeScan scan) {
+  private static boolean samePartitioning(
+      PartitionSpec spec, List<String> readColumns, FloeScan scan) {
     Optional<PartitionSpec> read = scan.taskSpec();
     if (read.isEmpty() || fieldCount(read.get()) != fieldCount(spec)) {
       return false;

@@ -15,7 +15,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Sort;
  * @param localSort the local sort over the shuffle, or null when the write asks for no ordering
  */
 record RebalancedQuery(LogicalPlan rows, RebalancePartitions rebalance, Sort localSort) {
-  /** The parts of a write's query, or empty when the query does not end in a shuffle by partition. */
+  /** The parts of a write's query; empty when the query does not end in a shuffle by partition. */
   static Optional<RebalancedQuery> of(LogicalPlan query) {
     Sort localSort = null;
     if (query instanceof Sort sort && !sort.global()) {

@@ -13,18 +13,19 @@ import org.slf4j.LoggerFactory;
  * lpad}, ...).
  *
  * <p>Spark counts characters one byte after another, each step waiting for the byte before to say
- * where the next character starts: about 4 ns a byte, which made {@code max(length(s))} over 100-byte
- * strings spend 84% of its time counting. Floe checks the bytes of a batch's plain strings eight at
- * a time as it decodes them ({@link #highBits}); when all are ASCII, every string built over them is
- * given its byte count as its character count, which is what Spark's count gives for ASCII bytes.
- * The count is a private field of {@code UTF8String}, set through a {@link VarHandle}; where Spark's
- * class does not let it be reached, nothing is set and Spark counts as before.
+ * where the next character starts: about 4 ns a byte, which made {@code max(length(s))} over
+ * 100-byte strings spend 84% of its time counting. Floe checks the bytes of a batch's plain strings
+ * eight at a time as it decodes them ({@link #highBits}); when all are ASCII, every string built
+ * over them is given its byte count as its character count, which is what Spark's count gives for
+ * ASCII bytes. The count is a private field of {@code UTF8String}, set through a {@link
+ * VarHandle}; where Spark's class does not let it be reached, nothing is set and Spark counts as
+ * before.
  */
 final class AsciiStrings {
   private static final Logger LOG = LoggerFactory.getLogger(AsciiStrings.class);
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  /** The high bit of every byte of a word: set in a word's OR when one of its bytes is not ASCII. */
+  /** The high bit of every byte of a word, set in a word's OR when a byte is not ASCII. */
   static final long HIGH_BITS = 0x8080808080808080L;
 
   private static final VarHandle NUM_CHARS = numChars();

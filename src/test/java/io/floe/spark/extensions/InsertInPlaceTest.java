@@ -94,14 +94,17 @@ class InsertInPlaceTest {
     spark.listenerManager().register(capture);
     try {
       spark.sql(statement);
-      assertThat(capture.rebalances()).as("shuffles by partition under the write").isEqualTo(shuffles);
+      assertThat(capture.rebalances())
+          .as("shuffles by partition under the write")
+          .isEqualTo(shuffles);
     } finally {
       spark.listenerManager().unregister(capture);
     }
     assertThat(rows("SELECT * FROM " + TARGET)).containsExactlyInAnyOrderElementsOf(rows(expected));
   }
 
-  private static void insert(String select, String expected, long shuffles) throws TimeoutException {
+  private static void insert(String select, String expected, long shuffles)
+      throws TimeoutException {
     write("INSERT INTO " + TARGET + " " + select, "AppendData", expected, shuffles);
   }
 
@@ -171,7 +174,9 @@ class InsertInPlaceTest {
   void aPartitionHeavierThanTheAdvisorySizeKeepsTheShuffle() throws TimeoutException {
     source("PARTITIONED BY (p)");
     // each partition's three files weigh more than a shuffle partition may
-    target("PARTITIONED BY (p)", " TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='1000')");
+    target(
+        "PARTITIONED BY (p)",
+        " TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='1000')");
 
     insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
   }

@@ -209,7 +209,8 @@ class FlatParquetReadTest extends SparkTestBase {
             + " THEN concat('a', CAST(id AS STRING), repeat('x', CAST(id % 230 AS INT)))"
             // values shorter than a word: their bytes are checked one by one
             + " WHEN id % 1000 < 530 THEN concat('ü', CAST(id % 10 AS STRING))"
-            + " ELSE concat('é', CAST(id AS STRING), '😀', repeat('y', CAST(id % 7 AS INT))) END AS u"
+            + " ELSE concat('é', CAST(id AS STRING), '😀', repeat('y', CAST(id % 7 AS INT)))"
+            + " END AS u"
             + " FROM range(0, 6000)";
     sql(
         "CREATE TABLE floe.flat.chars (id BIGINT NOT NULL, u STRING) USING iceberg TBLPROPERTIES ("
