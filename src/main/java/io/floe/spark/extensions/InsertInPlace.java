@@ -125,7 +125,9 @@ public final class InsertInPlace extends SparkStrategy {
 
   /**
    * Whether every file the scan reads has one spec whose fields are, one for one, the written
-   * spec's: the same transform of the column the written field's column is read from.
+   * spec's: the same transform of the column the written field's column is read from, and of the
+   * same Iceberg type (a {@code uuid} column reaches Spark as a string, but its buckets are not a
+   * string's).
    *
    * @param readColumns for each field of {@code spec}, the scan's column its source column is
    */
@@ -143,6 +145,7 @@ public final class InsertInPlace extends SparkStrategy {
       for (PartitionField field : read.get().fields()) {
         if (column != null
             && field.sourceId() == column.fieldId()
+            && column.type().equals(spec.schema().findType(written.sourceId()))
             && field.transform().toString().equals(written.transform().toString())) {
           match = field;
         }

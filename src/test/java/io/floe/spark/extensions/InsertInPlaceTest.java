@@ -9,6 +9,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -21,10 +27,10 @@ import org.junit.jupiter.api.Test;
  * partition column comes unchanged from a Floe scan of files partitioned the same way, the rows are
  * written by the tasks that read them, with no shuffle, one file per partition, even when the scan
  * had packed a partition's files into two task groups. A computed partition column, another spec,
- * files of two specs, a join, a partition heavier than the write's advisory partition size, or a
- * distribution that is not Floe's clustering keep the shuffle.
- * After every statement the table holds what the same query over a temp view of the source's rows
- * gives.
+ * files of two specs, a uuid column written as a string, a join, a partition heavier than the
+ * write's advisory partition size, or a distribution that is not Floe's clustering keep the
+ * shuffle. After every statement the table holds what the same query over a temp view of the
+ * source's rows gives.
  */
 class InsertInPlaceTest {
   private static final String SOURCE = "floe.iip.src";
@@ -204,6 +210,33 @@ class InsertInPlaceTest {
     source("PARTITIONED BY (p, bucket(2, id))");
     target("PARTITIONED BY (p)", "");
     insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
+  }
+
+  @Test
+  void bucketsOfAUuidColumnWrittenAsAStringKeepTheShuffle() throws TimeoutException {
+    // a uuid column reaches Spark as a string, but Iceberg buckets its 16 bytes, not the string's
+    HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
+    Schema schema =
+        new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "u", Types.UUIDType.get()));
+    catalog.createTable(
+        TableIdentifier.of("iip", "src"),
+        schema,
+        PartitionSpec.builderFor(schema).bucket("u", 4).build());
+    for (int batch = 0; batch < 3; batch++) {
+      spark.sql(
+          "INSERT INTO " + SOURCE + " SELECT /*+ COALESCE(1) */ id,"
+              + " concat('00000000-0000-0000-0000-', lpad(CAST(id AS STRING), 12, '0')) FROM range("
+              + batch * 40 + ", " + (batch + 1) * 40 + ")");
+    }
+    spark.table(SOURCE).localCheckpoint().createOrReplaceTempView("v");
+    spark.sql("CREATE TABLE " + TARGET + " (id BIGINT, u STRING) USING iceberg"
+        + " PARTITIONED BY (bucket(4, u))");
+
+    insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
+
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
   }
 
   @Test
