@@ -63,8 +63,9 @@ public final class PartitionGroups {
     for (List<FileScanTask> group : groups) {
       for (FileScanTask task : group) {
         tasks.add(task);
-        bytes.merge(key(task), task.length(), Long::sum);
-        weights.merge(key(task), TaskGrouping.weight(task, openFileCost), Long::sum);
+        Object partition = key(task);
+        bytes.merge(partition, task.length(), Long::sum);
+        weights.merge(partition, TaskGrouping.weight(task, openFileCost), Long::sum);
       }
     }
     if (bytes.values().stream().anyMatch(size -> size > maxPartitionBytes)) {
