@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
  * An INSERT into a Floe table with Floe's session extensions ({@link InsertInPlace}): when every
  * partition column comes unchanged from a Floe scan of files partitioned the same way, the rows are
  * written by the tasks that read them, with no shuffle, one file per partition, even when the scan
- * had packed a partition's files into two task groups. A computed partition column, another spec,
- * files of two specs, a uuid column written as a string, a join, a partition heavier than the
- * write's advisory partition size, or a distribution that is not Floe's clustering keep the
- * shuffle. After every statement the table holds what the same query over a temp view of the
+ * had packed a partition's files into two task groups; so are a CTAS and an RTAS of the same spec.
+ * A computed partition column, another spec, files of two specs, a uuid column written as a
+ * string, a join, a partition heavier than the write's advisory partition size, or a distribution
+ * that is not Floe's clustering keep the shuffle. After every statement the table holds what the same query over a temp view of the
  * source's rows gives.
  */
 class InsertInPlaceTest {
@@ -133,6 +133,37 @@ class InsertInPlaceTest {
     assertThat(rows("SELECT count(*) FROM " + TARGET + ".partitions").get(0).getLong(0))
         .isEqualTo(40L);
     assertThat(mostFilesInAPartition()).isEqualTo(1L);
+  }
+
+  @Test
+  void createAndReplaceTableAsSelectOfTheSameSpecSkipTheShuffle() throws TimeoutException {
+    source("PARTITIONED BY (days(ts))");
+
+    // Spark runs the write of a CTAS as an append planned of its own, and that of an RTAS as an
+    // overwrite
+    write(
+        "CREATE TABLE " + TARGET + " USING iceberg PARTITIONED BY (days(ts)) AS SELECT * FROM "
+            + SOURCE,
+        "AppendData",
+        "SELECT * FROM v",
+        0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    write(
+        "REPLACE TABLE " + TARGET + " USING iceberg PARTITIONED BY (days(ts)) AS SELECT id, p, ts,"
+            + " upper(data) AS data FROM " + SOURCE + " WHERE p <> 2",
+        "OverwriteByExpression",
+        "SELECT id, p, ts, upper(data) FROM v WHERE p <> 2",
+        0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    // a CTAS into another spec still shuffles by partition
+    spark.sql("DROP TABLE " + TARGET + " PURGE");
+    write(
+        "CREATE TABLE " + TARGET + " USING iceberg PARTITIONED BY (p) AS SELECT * FROM " + SOURCE,
+        "AppendData",
+        "SELECT * FROM v",
+        1);
   }
 
   @Test
