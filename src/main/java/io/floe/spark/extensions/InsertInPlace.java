@@ -3,10 +3,8 @@ package io.floe.spark.extensions;
 import io.floe.spark.read.FloeScan;
 import io.floe.spark.write.FloeWrite;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.types.Types;
@@ -30,23 +28,25 @@ import scala.jdk.javaapi.OptionConverters;
  * The planner strategy that lets an INSERT (an append, or an overwrite by filter or of the
  * partitions written) into a partitioned Floe table in hash mode write its rows from the tasks
  * that read them, without the shuffle by partition Spark puts under the write, when the rows come
- * from a Floe scan of files partitioned the same way.
+ * from a Floe scan of files partitioned the same way or more finely.
  *
  * <p>The shuffle is there so that each table partition is written by one task, into one file. When
  * every partition field of the written spec takes its column, unchanged ({@link ScanLineage}), from
- * a scan whose files all have one spec with the same fields (the same transforms of those columns,
- * no more), a row's written partition is the partition of the file it was read from. Then a scan
- * that reads each partition in one task group ({@link FloeScan#withPartitionsApart}, which packs
- * the groups again by partition when they were packed by size alone) already holds every written
- * partition in one task: the shuffle would only move rows that are together. A partition whose
- * files weigh more than the shuffle's advisory partition size, which the shuffle would split among
- * tasks, keeps it. Copying a table into
- * another of the same spec, or moving a filtered part of it, is such a write.
+ * a scan whose files all have one spec, and each written field derives from a field of that spec
+ * ({@link WrittenPartitions}: the same transform, or a coarser one such as {@code months} from
+ * {@code days}, {@code bucket[4]} from {@code bucket[16]}, anything from {@code identity}; the read
+ * spec may have more fields), a row's written partition follows from the partition of the file it
+ * was read from. Then a scan that reads each written partition in one task group ({@link
+ * FloeScan#withPartitionsApart}, which packs the groups again by written partition when they do
+ * not) already holds every written partition in one task: the shuffle would only move rows that
+ * are together. A written partition whose files weigh more than the shuffle's advisory partition
+ * size, which the shuffle would split among tasks, keeps it. Copying a table into another of the
+ * same spec or a coarser one, or moving a filtered part of it, is such a write.
  *
- * <p>Anything else keeps the shuffle too: a computed or cast partition column, a join, an aggregate
- * or a union under the write, a scan of several specs, or a
- * write whose distribution is not Floe's clustering by partition (a {@code REBALANCE} hint alone,
- * range or none mode). Leaving the shuffle out changes only which task writes a row, never the rows
+ * <p>Anything else keeps the shuffle too: a computed or cast partition column, a finer or unrelated
+ * transform, a join, an aggregate or a union under the write, a scan of several specs, or a write
+ * whose distribution is not Floe's clustering by partition (a {@code REBALANCE} hint alone, range
+ * or none mode). Leaving the shuffle out changes only which task writes a row, never the rows
  * written; a local sort the write asks for stays.
  */
 public final class InsertInPlace extends SparkStrategy {
@@ -97,8 +97,11 @@ public final class InsertInPlace extends SparkStrategy {
       relation = source.get().relation();
       readColumns.add(source.get().attribute().name());
     }
-    if (!(relation.scan() instanceof FloeScan scan)
-        || !samePartitioning(spec, readColumns, scan)) {
+    if (!(relation.scan() instanceof FloeScan scan)) {
+      return Optional.empty();
+    }
+    Optional<WrittenPartitions> written = writtenPartitions(spec, readColumns, scan);
+    if (written.isEmpty()) {
       return Optional.empty();
     }
     // a partition that the shuffle would split among tasks keeps the shuffle
@@ -107,7 +110,7 @@ public final class InsertInPlace extends SparkStrategy {
         size.isDefined()
             ? (Long) size.get()
             : (Long) SQLConf.get().getConf(SQLConf.ADVISORY_PARTITION_SIZE_IN_BYTES());
-    Optional<FloeScan> apart = scan.withPartitionsApart(advisory);
+    Optional<FloeScan> apart = scan.withPartitionsApart(advisory, written.get());
     if (apart.isEmpty()) {
       return Optional.empty();
     }
@@ -124,40 +127,23 @@ public final class InsertInPlace extends SparkStrategy {
   }
 
   /**
-   * Whether every file the scan reads has one spec whose fields are, one for one, the written
-   * spec's: the same transform of the column the written field's column is read from, and of the
-   * same Iceberg type (a {@code uuid} column reaches Spark as a string, but its buckets are not a
-   * string's).
+   * The written partition of each file the scan reads, when every file has one spec and each field
+   * of the written spec derives from one of its fields ({@link WrittenPartitions}): a field of the
+   * column the written field's column is read from, of the same Iceberg type (a {@code uuid} column
+   * reaches Spark as a string, but its buckets are not a string's).
    *
    * @param readColumns for each field of {@code spec}, the scan's column its source column is
    */
-  private static boolean samePartitioning(
+  private static Optional<WrittenPartitions> writtenPartitions(
       PartitionSpec spec, List<String> readColumns, FloeScan scan) {
     Optional<PartitionSpec> read = scan.taskSpec();
-    if (read.isEmpty() || fieldCount(read.get()) != fieldCount(spec)) {
-      return false;
+    if (read.isEmpty()) {
+      return Optional.empty();
     }
-    Set<Integer> matched = new HashSet<>();
-    for (int i = 0; i < spec.fields().size(); i++) {
-      PartitionField written = spec.fields().get(i);
-      Types.NestedField column = scan.tableSchema().asStruct().field(readColumns.get(i));
-      PartitionField match = null;
-      for (PartitionField field : read.get().fields()) {
-        if (column != null
-            && field.sourceId() == column.fieldId()
-            && column.type().equals(spec.schema().findType(written.sourceId()))
-            && field.transform().toString().equals(written.transform().toString())) {
-          match = field;
-        }
-      }
-      if (match == null || written.transform().isVoid() || !matched.add(match.fieldId())) {
-        return false;
-      }
+    List<Types.NestedField> columns = new ArrayList<>(readColumns.size());
+    for (String name : readColumns) {
+      columns.add(scan.tableSchema().asStruct().field(name));
     }
-    return true;
-  }
-
-  private static long fieldCount(PartitionSpec spec) {
-    return spec.fields().stream().filter(field -> !field.transform().isVoid()).count();
+    return WrittenPartitions.of(spec, columns, read.get());
   }
 }

@@ -302,6 +302,17 @@ public final class FloeScan
    * than {@code maxPartitionBytes} to read, a runtime filter already applied, or a stream's scan.
    */
   public Optional<FloeScan> withPartitionsApart(long maxPartitionBytes) {
+    return withPartitionsApart(maxPartitionBytes, null);
+  }
+
+  /**
+   * As {@link #withPartitionsApart(long)}, for a write into another spec: each partition that
+   * {@code writtenPartition} gives for a task (the written partition its rows land in, which may
+   * gather several of the tasks' own partitions) is read by one task group, and weighs at most
+   * {@code maxPartitionBytes}.
+   */
+  public Optional<FloeScan> withPartitionsApart(
+      long maxPartitionBytes, Function<FileScanTask, ?> writtenPartition) {
     Optional<PartitionSpec> spec = taskSpec();
     if (spec.isEmpty() || streamed || filtered != partitions) {
       return Optional.empty();
@@ -310,10 +321,14 @@ public final class FloeScan
     for (FloeInputPartition partition : partitions) {
       groups.add(partition.tasks().stream().map(ScanTask::asFileScanTask).toList());
     }
+    long openFileCost = options.planOptions().openFileCost();
     Optional<List<List<FileScanTask>>> apart =
-        PartitionGroups.keptApart(
-            groups, spec.get().specId(), layout.splitSize(), options.planOptions().openFileCost(),
-            maxPartitionBytes);
+        writtenPartition == null
+            ? PartitionGroups.keptApart(
+                groups, spec.get().specId(), layout.splitSize(), openFileCost, maxPartitionBytes)
+            : PartitionGroups.keptApart(
+                groups, spec.get().specId(), writtenPartition, layout.splitSize(), openFileCost,
+                maxPartitionBytes);
     if (apart.isEmpty() || apart.get() == groups) {
       return apart.map(same -> this);
     }

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
  * An INSERT into a Floe table with Floe's session extensions ({@link InsertInPlace}): when every
  * partition column comes unchanged from a Floe scan of files partitioned the same way, the rows are
  * written by the tasks that read them, with no shuffle, one file per partition, even when the scan
- * had packed a partition's files into two task groups; so are a CTAS and an RTAS of the same spec.
- * A computed partition column, another spec, files of two specs, a uuid column written as a
- * string, a join, a partition heavier than the write's advisory partition size, or a distribution
- * that is not Floe's clustering keep the shuffle. After every statement the table holds what the same query over a temp view of the
+ * had packed a partition's files into two task groups; so are a CTAS and an RTAS of the same spec,
+ * and a copy into a coarser spec. A computed partition column, a finer or unrelated spec, files of
+ * two specs, a uuid column written as a string, a join, a partition heavier than the write's
+ * advisory partition size, or a distribution that is not Floe's clustering keep the shuffle. After every statement the table holds what the same query over a temp view of the
  * source's rows gives.
  */
 class InsertInPlaceTest {
@@ -231,16 +231,44 @@ class InsertInPlaceTest {
     assertThat(mostFilesInAPartition()).isEqualTo(1L);
   }
 
-  @Test
-  void anotherTransformOrAnExtraSourceFieldKeepsTheShuffle() throws TimeoutException {
-    source("PARTITIONED BY (days(ts))");
-    target("PARTITIONED BY (months(ts))", "");
-    insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
-
+  /** Copies the source partitioned by {@code read} into a target partitioned by {@code written}. */
+  private void copy(String read, String written, long shuffles) throws TimeoutException {
     dropTables();
-    source("PARTITIONED BY (p, bucket(2, id))");
-    target("PARTITIONED BY (p)", "");
-    insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
+    source(read);
+    target(written, "");
+    insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", shuffles);
+  }
+
+  @Test
+  void aCoarserSpecIsWrittenByTheTasksThatReadTheRows() throws TimeoutException {
+    // 40 days from January 1st: each month's days, in files of their own, read by one task
+    copy("PARTITIONED BY (days(ts))", "PARTITIONED BY (months(ts))", 0);
+    assertThat(rows("SELECT count(*) FROM " + TARGET + ".partitions").get(0).getLong(0))
+        .isEqualTo(2L);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    copy("PARTITIONED BY (p, bucket(4, id))", "PARTITIONED BY (bucket(2, id), p)", 0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    // a read field the written spec lacks
+    copy("PARTITIONED BY (p, bucket(2, id))", "PARTITIONED BY (p)", 0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    copy("PARTITIONED BY (p)", "PARTITIONED BY (bucket(2, p))", 0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+
+    copy("PARTITIONED BY (truncate(4, data))", "PARTITIONED BY (truncate(2, data))", 0);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
+  }
+
+  @Test
+  void aFinerOrUnrelatedTransformKeepsTheShuffle() throws TimeoutException {
+    copy("PARTITIONED BY (months(ts))", "PARTITIONED BY (days(ts))", 1);
+    copy("PARTITIONED BY (bucket(4, id))", "PARTITIONED BY (bucket(3, id))", 1);
+    copy("PARTITIONED BY (bucket(2, id))", "PARTITIONED BY (bucket(4, id))", 1);
+    copy("PARTITIONED BY (truncate(2, data))", "PARTITIONED BY (truncate(3, data))", 1);
+    copy("PARTITIONED BY (bucket(2, id))", "PARTITIONED BY (p)", 1);
+    assertThat(mostFilesInAPartition()).isEqualTo(1L);
   }
 
   @Test

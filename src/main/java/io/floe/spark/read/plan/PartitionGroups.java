@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.util.StructLikeWrapper;
 
@@ -29,13 +30,22 @@ public final class PartitionGroups {
    * two groups.
    */
   public static boolean apart(List<List<FileScanTask>> groups, int specId) {
+    return apart(groups, specId, PartitionGroups::key);
+  }
+
+  /**
+   * Whether every task of the groups is of the spec {@code specId} and no partition, as {@code
+   * key} tells a task's partition, has tasks in two groups.
+   */
+  static boolean apart(
+      List<List<FileScanTask>> groups, int specId, Function<FileScanTask, ?> key) {
     Map<Object, Integer> groupOfPartition = new HashMap<>();
     for (int group = 0; group < groups.size(); group++) {
       for (FileScanTask task : groups.get(group)) {
         if (task.spec().specId() != specId) {
           return false;
         }
-        Integer earlier = groupOfPartition.putIfAbsent(key(task), group);
+        Integer earlier = groupOfPartition.putIfAbsent(key.apply(task), group);
         if (earlier != null && earlier != group) {
           return false;
         }
@@ -57,13 +67,29 @@ public final class PartitionGroups {
       long splitSize,
       long openFileCost,
       long maxPartitionBytes) {
+    return keptApart(
+        groups, specId, PartitionGroups::key, splitSize, openFileCost, maxPartitionBytes);
+  }
+
+  /**
+   * As {@link #keptApart(List, int, long, long, long)}, with a task's partition told by {@code
+   * key}: for a write into another spec, the written partition its rows land in, which may gather
+   * several partitions of the tasks' own spec.
+   */
+  public static Optional<List<List<FileScanTask>>> keptApart(
+      List<List<FileScanTask>> groups,
+      int specId,
+      Function<FileScanTask, ?> key,
+      long splitSize,
+      long openFileCost,
+      long maxPartitionBytes) {
     List<FileScanTask> tasks = new ArrayList<>();
     Map<Object, Long> bytes = new HashMap<>();
     Map<Object, Long> weights = new HashMap<>();
     for (List<FileScanTask> group : groups) {
       for (FileScanTask task : group) {
         tasks.add(task);
-        Object partition = key(task);
+        Object partition = key.apply(task);
         bytes.merge(partition, task.length(), Long::sum);
         weights.merge(partition, TaskGrouping.weight(task, openFileCost), Long::sum);
       }
@@ -72,12 +98,12 @@ public final class PartitionGroups {
       return Optional.empty();
     }
     long heaviest = weights.values().stream().mapToLong(Long::longValue).max().orElse(0);
-    if (apart(groups, specId)) {
+    if (apart(groups, specId, key)) {
       return Optional.of(groups);
     }
     List<List<FileScanTask>> regrouped =
         TaskGrouping.balanceByPartition(
-            tasks, Math.max(splitSize, heaviest), openFileCost, TaskGrouping.TASK_ORDER);
-    return apart(regrouped, specId) ? Optional.of(regrouped) : Optional.empty();
+            tasks, key, Math.max(splitSize, heaviest), openFileCost, TaskGrouping.TASK_ORDER);
+    return apart(regrouped, specId, key) ? Optional.of(regrouped) : Optional.empty();
   }
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.function.Function;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MergeableScanTask;
 import org.apache.iceberg.util.TableScanUtil;
@@ -143,9 +144,19 @@ final class TaskGrouping {
       long splitSize,
       long openFileCost,
       Comparator<FileScanTask> order) {
+    return balanceByPartition(tasks, PartitionGroups::key, splitSize, openFileCost, order);
+  }
+
+  /** As {@link #balanceByPartition(List, long, long, Comparator)}, with partitions told by {@code key}. */
+  static List<List<FileScanTask>> balanceByPartition(
+      List<FileScanTask> tasks,
+      Function<FileScanTask, ?> key,
+      long splitSize,
+      long openFileCost,
+      Comparator<FileScanTask> order) {
     Map<Object, List<FileScanTask>> byPartition = new LinkedHashMap<>();
     for (FileScanTask task : tasks) {
-      byPartition.computeIfAbsent(PartitionGroups.key(task), key -> new ArrayList<>()).add(task);
+      byPartition.computeIfAbsent(key.apply(task), partition -> new ArrayList<>()).add(task);
     }
     List<List<FileScanTask>> bundles = new ArrayList<>(byPartition.size());
     for (List<FileScanTask> partitionTasks : byPartition.values()) {
