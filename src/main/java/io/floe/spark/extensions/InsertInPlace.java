@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.plans.logical.AppendData;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
@@ -39,8 +40,8 @@ import scala.jdk.javaapi.OptionConverters;
  * was read from. Then a scan that reads each written partition in one task group ({@link
  * FloeScan#withPartitionsApart}, which packs the groups again by written partition when they do
  * not) already holds every written partition in one task: the shuffle would only move rows that
- * are together. A written partition whose files weigh more than the shuffle's advisory partition
- * size, which the shuffle would split among tasks, keeps it. Copying a table into another of the
+ * are together. A written partition larger than the shuffle's advisory partition size (its rows
+ * as Spark sizes them, or its files' bytes), which the shuffle would split among tasks, keeps it. Copying a table into another of the
  * same spec or a coarser one, or moving a filtered part of it, is such a write.
  *
  * <p>Anything else keeps the shuffle too: a computed or cast partition column, a finer or unrelated
@@ -110,7 +111,11 @@ public final class InsertInPlace extends SparkStrategy {
         size.isDefined()
             ? (Long) size.get()
             : (Long) SQLConf.get().getConf(SQLConf.ADVISORY_PARTITION_SIZE_IN_BYTES());
-    Optional<FloeScan> apart = scan.withPartitionsApart(advisory, written.get());
+    long rowBytes = 8; // Spark's own estimate of a row: its columns' default sizes and 8 bytes
+    for (Attribute attribute : CollectionConverters.asJava(rows.output())) {
+      rowBytes += attribute.dataType().defaultSize();
+    }
+    Optional<FloeScan> apart = scan.withPartitionsApart(advisory, rowBytes, written.get());
     if (apart.isEmpty()) {
       return Optional.empty();
     }

@@ -294,25 +294,17 @@ public final class FloeScan
   }
 
   /**
-   * This scan with each partition of its tasks' spec read by one task group, for a write whose rows
-   * keep the partition they were read from and so need no shuffle to reach one file per partition:
-   * the scan itself when its groups already keep partitions apart, else a scan of the same tasks
-   * packed again by partition ({@link PartitionGroups#keptApart}), which promises Spark no
-   * partitioning or order. Empty when that cannot be: tasks of several specs, a partition heavier
-   * than {@code maxPartitionBytes} to read, a runtime filter already applied, or a stream's scan.
-   */
-  public Optional<FloeScan> withPartitionsApart(long maxPartitionBytes) {
-    return withPartitionsApart(maxPartitionBytes, null);
-  }
-
-  /**
-   * As {@link #withPartitionsApart(long)}, for a write into another spec: each partition that
-   * {@code writtenPartition} gives for a task (the written partition its rows land in, which may
-   * gather several of the tasks' own partitions) is read by one task group, and weighs at most
-   * {@code maxPartitionBytes}.
+   * This scan with each partition that {@code writtenPartition} gives for a task read by one task
+   * group, for a write whose rows land in the partition so told (the partition of the file they
+   * were read from, or a coarser one) and so need no shuffle to reach one file per partition: the
+   * scan itself when its groups already keep those partitions apart, else a scan of the same tasks
+   * packed again by them ({@link PartitionGroups#keptApart}), which promises Spark no partitioning
+   * or order. Empty when that cannot be: tasks of several specs, a partition larger than {@code
+   * maxPartitionBytes} (its bytes, or its rows times {@code rowBytes}), a runtime filter already
+   * applied, or a stream's scan.
    */
   public Optional<FloeScan> withPartitionsApart(
-      long maxPartitionBytes, Function<FileScanTask, ?> writtenPartition) {
+      long maxPartitionBytes, long rowBytes, Function<FileScanTask, ?> writtenPartition) {
     Optional<PartitionSpec> spec = taskSpec();
     if (spec.isEmpty() || streamed || filtered != partitions) {
       return Optional.empty();
@@ -321,14 +313,10 @@ public final class FloeScan
     for (FloeInputPartition partition : partitions) {
       groups.add(partition.tasks().stream().map(ScanTask::asFileScanTask).toList());
     }
-    long openFileCost = options.planOptions().openFileCost();
     Optional<List<List<FileScanTask>>> apart =
-        writtenPartition == null
-            ? PartitionGroups.keptApart(
-                groups, spec.get().specId(), layout.splitSize(), openFileCost, maxPartitionBytes)
-            : PartitionGroups.keptApart(
-                groups, spec.get().specId(), writtenPartition, layout.splitSize(), openFileCost,
-                maxPartitionBytes);
+        PartitionGroups.keptApart(
+            groups, spec.get().specId(), writtenPartition, layout.splitSize(),
+            options.planOptions().openFileCost(), maxPartitionBytes, rowBytes);
     if (apart.isEmpty() || apart.get() == groups) {
       return apart.map(same -> this);
     }

@@ -219,6 +219,35 @@ class InsertInPlaceTest {
   }
 
   @Test
+  void aPartitionWhoseRowsOutweighTheAdvisorySizeKeepsTheShuffle() throws TimeoutException {
+    spark.sql(
+        "CREATE TABLE " + SOURCE + " (id BIGINT, p INT, ts TIMESTAMP, data STRING) USING iceberg"
+            + " PARTITIONED BY (p)");
+    for (int batch = 0; batch < 3; batch++) {
+      spark.sql(
+          "INSERT INTO " + SOURCE + " SELECT /*+ COALESCE(1) */ id, CAST(id % 3 AS INT),"
+              + " TIMESTAMP'2024-01-01 00:00:00', 'x' FROM range(" + batch * 30_000 + ", "
+              + (batch + 1) * 30_000 + ")");
+    }
+    spark.table(SOURCE).localCheckpoint().createOrReplaceTempView("v");
+    // 30,000 rows a partition: 1.4 MB as Spark sizes rows (8 bytes and 40 of columns each), and
+    // far less in compressed files
+    long advisory = 700_000;
+    long partitionFileBytes =
+        rows("SELECT sum(file_size_in_bytes) FROM " + SOURCE + ".files GROUP BY partition")
+            .stream()
+            .mapToLong(row -> row.getLong(0))
+            .max()
+            .orElseThrow();
+    assertThat(partitionFileBytes).isLessThan(advisory);
+    target(
+        "PARTITIONED BY (p)",
+        " TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='" + advisory + "')");
+
+    insert("SELECT * FROM " + SOURCE, "SELECT * FROM v", 1);
+  }
+
+  @Test
   void aComputedPartitionColumnKeepsTheShuffle() throws TimeoutException {
     source("PARTITIONED BY (p)");
     target("PARTITIONED BY (p)", "");

@@ -55,26 +55,18 @@ public final class PartitionGroups {
   }
 
   /**
-   * Groups that keep every partition of the spec {@code specId} in one group: {@code groups}
-   * themselves when they do, else their tasks packed again by partition, to the same split size or,
-   * when a partition weighs more (its bytes with each file charged {@code openFileCost}), to that
-   * partition's weight. Empty when a task is not of that spec or a partition's tasks read more than
-   * {@code maxPartitionBytes}, whether or not one group holds them.
-   */
-  public static Optional<List<List<FileScanTask>>> keptApart(
-      List<List<FileScanTask>> groups,
-      int specId,
-      long splitSize,
-      long openFileCost,
-      long maxPartitionBytes) {
-    return keptApart(
-        groups, specId, PartitionGroups::key, splitSize, openFileCost, maxPartitionBytes);
-  }
-
-  /**
-   * As {@link #keptApart(List, int, long, long, long)}, with a task's partition told by {@code
-   * key}: for a write into another spec, the written partition its rows land in, which may gather
-   * several partitions of the tasks' own spec.
+   * Groups that keep every partition of the spec {@code specId}, as {@code key} tells a task's
+   * partition, in one group: {@code groups} themselves when they do, else their tasks packed again
+   * by partition, to the same split size or, when a partition weighs more (its bytes with each file
+   * charged {@code openFileCost}), to that partition's weight. A write into another spec keys a
+   * task by the written partition its rows land in, which may gather several partitions of the
+   * tasks' own spec.
+   *
+   * <p>Empty when a task is not of that spec or a partition's size is more than {@code
+   * maxPartitionBytes}, whether or not one group holds them. A partition's size is the larger of
+   * its tasks' bytes and their rows (estimated from their files' record counts) times {@code
+   * rowBytes}: rows take more room in a shuffle than in compressed files, and a shuffle splits a
+   * partition by the room they take there.
    */
   public static Optional<List<List<FileScanTask>>> keptApart(
       List<List<FileScanTask>> groups,
@@ -82,20 +74,26 @@ public final class PartitionGroups {
       Function<FileScanTask, ?> key,
       long splitSize,
       long openFileCost,
-      long maxPartitionBytes) {
+      long maxPartitionBytes,
+      long rowBytes) {
     List<FileScanTask> tasks = new ArrayList<>();
     Map<Object, Long> bytes = new HashMap<>();
+    Map<Object, Long> rowSizes = new HashMap<>();
     Map<Object, Long> weights = new HashMap<>();
     for (List<FileScanTask> group : groups) {
       for (FileScanTask task : group) {
         tasks.add(task);
         Object partition = key.apply(task);
         bytes.merge(partition, task.length(), Long::sum);
+        rowSizes.merge(
+            partition, ScanStatistics.estimatedRows(task) * Math.max(rowBytes, 0), Long::sum);
         weights.merge(partition, TaskGrouping.weight(task, openFileCost), Long::sum);
       }
     }
-    if (bytes.values().stream().anyMatch(size -> size > maxPartitionBytes)) {
-      return Optional.empty();
+    for (Map.Entry<Object, Long> partition : bytes.entrySet()) {
+      if (Math.max(partition.getValue(), rowSizes.get(partition.getKey())) > maxPartitionBytes) {
+        return Optional.empty();
+      }
     }
     long heaviest = weights.values().stream().mapToLong(Long::longValue).max().orElse(0);
     if (apart(groups, specId, key)) {
