@@ -41,8 +41,9 @@ import scala.jdk.javaapi.OptionConverters;
  * FloeScan#withPartitionsApart}, which packs the groups again by written partition when they do
  * not) already holds every written partition in one task: the shuffle would only move rows that
  * are together. A written partition larger than the shuffle's advisory partition size (its rows
- * as Spark sizes them, or its files' bytes), which the shuffle would split among tasks, keeps it. Copying a table into another of the
- * same spec or a coarser one, or moving a filtered part of it, is such a write.
+ * as Spark sizes them, or its files' bytes), which the shuffle would split among tasks, keeps it.
+ * Copying a table into another of the same spec or a coarser one, or moving a filtered part of
+ * it, is such a write.
  *
  * <p>Anything else keeps the shuffle too: a computed or cast partition column, a finer or unrelated
  * transform, a join, an aggregate or a union under the write, a scan of several specs, or a write

@@ -64,10 +64,15 @@ class InsertInPlaceTest {
   }
 
   /**
-   * The source: three inserts of one file per partition of {@code partitioning}, so each partition
-   * holds three files; {@code v} is a temp view of its rows.
+   * The source: three inserts of 40 rows, one file per partition of {@code partitioning} each, so
+   * each partition holds three files; {@code v} is a temp view of its rows.
    */
   private static void source(String partitioning) {
+    source(partitioning, 40);
+  }
+
+  /** As {@link #source(String)}, with {@code batchRows} rows in each insert. */
+  private static void source(String partitioning, int batchRows) {
     spark.sql(
         "CREATE TABLE " + SOURCE + " (id BIGINT, p INT, ts TIMESTAMP, data STRING) USING iceberg "
             + partitioning);
@@ -75,7 +80,7 @@ class InsertInPlaceTest {
       spark.sql(
           "INSERT INTO " + SOURCE + " SELECT /*+ COALESCE(1) */ id, CAST(id % 3 AS INT),"
               + " timestamp_seconds(1704067200 + (id % 40) * 86400), CONCAT('d', id) FROM range("
-              + batch * 40 + ", " + (batch + 1) * 40 + ")");
+              + batch * batchRows + ", " + (batch + 1) * batchRows + ")");
     }
     spark.table(SOURCE).localCheckpoint().createOrReplaceTempView("v");
   }
@@ -220,16 +225,7 @@ class InsertInPlaceTest {
 
   @Test
   void aPartitionWhoseRowsOutweighTheAdvisorySizeKeepsTheShuffle() throws TimeoutException {
-    spark.sql(
-        "CREATE TABLE " + SOURCE + " (id BIGINT, p INT, ts TIMESTAMP, data STRING) USING iceberg"
-            + " PARTITIONED BY (p)");
-    for (int batch = 0; batch < 3; batch++) {
-      spark.sql(
-          "INSERT INTO " + SOURCE + " SELECT /*+ COALESCE(1) */ id, CAST(id % 3 AS INT),"
-              + " TIMESTAMP'2024-01-01 00:00:00', 'x' FROM range(" + batch * 30_000 + ", "
-              + (batch + 1) * 30_000 + ")");
-    }
-    spark.table(SOURCE).localCheckpoint().createOrReplaceTempView("v");
+    source("PARTITIONED BY (p)", 30_000);
     // 30,000 rows a partition: 1.4 MB as Spark sizes rows (8 bytes and 40 of columns each), and
     // far less in compressed files
     long advisory = 700_000;

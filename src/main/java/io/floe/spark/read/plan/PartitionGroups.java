@@ -2,6 +2,7 @@ package io.floe.spark.read.plan;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,13 +78,17 @@ public final class PartitionGroups {
       long maxPartitionBytes,
       long rowBytes) {
     List<FileScanTask> tasks = new ArrayList<>();
+    // a written partition is derived from the task's own: once per task, for every pass below
+    // (a piece merged back with its neighbours when packing is a new task, keyed when met)
+    Map<FileScanTask, Object> keys = new IdentityHashMap<>();
+    Function<FileScanTask, Object> cached = task -> keys.computeIfAbsent(task, key);
     Map<Object, Long> bytes = new HashMap<>();
     Map<Object, Long> rowSizes = new HashMap<>();
     Map<Object, Long> weights = new HashMap<>();
     for (List<FileScanTask> group : groups) {
       for (FileScanTask task : group) {
         tasks.add(task);
-        Object partition = key.apply(task);
+        Object partition = cached.apply(task);
         bytes.merge(partition, task.length(), Long::sum);
         rowSizes.merge(
             partition, ScanStatistics.estimatedRows(task) * Math.max(rowBytes, 0), Long::sum);
@@ -96,12 +101,13 @@ public final class PartitionGroups {
       }
     }
     long heaviest = weights.values().stream().mapToLong(Long::longValue).max().orElse(0);
-    if (apart(groups, specId, key)) {
+    if (apart(groups, specId, cached)) {
       return Optional.of(groups);
     }
     List<List<FileScanTask>> regrouped =
         TaskGrouping.balanceByPartition(
-            tasks, key, Math.max(splitSize, heaviest), openFileCost, TaskGrouping.TASK_ORDER);
-    return apart(regrouped, specId, key) ? Optional.of(regrouped) : Optional.empty();
+            tasks, cached, Math.max(splitSize, heaviest), openFileCost,
+            TaskGrouping.TASK_ORDER);
+    return apart(regrouped, specId, cached) ? Optional.of(regrouped) : Optional.empty();
   }
 }

@@ -147,7 +147,10 @@ final class TaskGrouping {
     return balanceByPartition(tasks, PartitionGroups::key, splitSize, openFileCost, order);
   }
 
-  /** As {@link #balanceByPartition(List, long, long, Comparator)}, with partitions told by {@code key}. */
+  /**
+   * As {@link #balanceByPartition(List, long, long, Comparator)}, with partitions told by {@code
+   * key}.
+   */
   static List<List<FileScanTask>> balanceByPartition(
       List<FileScanTask> tasks,
       Function<FileScanTask, ?> key,
